@@ -1,0 +1,66 @@
+"""mcpline: serve Python callables as a Model Context Protocol server over stdio.
+
+```python
+from mcpline import Server
+
+server = Server("demo", version="1.0.0")
+
+@server.tool
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+
+if __name__ == "__main__":
+    server.run()
+```
+
+Attributes are loaded on first use so that ``import mcpline`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpline._capture import capture
+    from mcpline._core import Context, __version__
+    from mcpline._results import Audio, Image, McplineError, ToolError, ToolResult
+    from mcpline._server import Server
+
+__all__ = [
+    "Audio",
+    "Context",
+    "Image",
+    "McplineError",
+    "Server",
+    "ToolError",
+    "ToolResult",
+    "__version__",
+    "capture",
+]
+
+_HOMES = {
+    "Audio": "mcpline._results",
+    "Image": "mcpline._results",
+    "McplineError": "mcpline._results",
+    "ToolError": "mcpline._results",
+    "ToolResult": "mcpline._results",
+    "Server": "mcpline._server",
+    "Context": "mcpline._core",
+    "__version__": "mcpline._core",
+    "capture": "mcpline._capture",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'mcpline' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
