@@ -1,0 +1,207 @@
+//! Newline framing of the inbound byte stream.
+//!
+//! One JSON value per line. A trailing `\r` and a leading UTF-8 byte-order mark are stripped,
+//! blank lines are skipped, and a line longer than the cap is dropped up to the next newline
+//! (memory stays bounded) and reported so the caller can answer it.
+
+use std::io::{self, Read};
+
+/// Default cap on one inbound line: 64 MiB.
+pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// How much of an oversized line is kept to recover its id.
+const HEAD_KEPT: usize = 4096;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One inbound frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inbound {
+    /// A complete line, without its terminator, `\r` or BOM.
+    Line(Vec<u8>),
+    /// A line longer than the cap: its length and its first bytes.
+    Oversized {
+        /// Total bytes in the line (without the terminator).
+        len: u64,
+        /// Its first few KiB, for recovering the request id.
+        head: Vec<u8>,
+    },
+}
+
+/// Splits a byte stream into frames.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    max_line: usize,
+    eof: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// Wraps `inner`, refusing lines longer than `max_line` bytes.
+    pub fn new(inner: R, max_line: usize) -> Self {
+        Self { inner, buf: Vec::with_capacity(64 * 1024), start: 0, max_line: max_line.max(1), eof: false }
+    }
+
+    /// The next frame, or `None` at end of input.
+    ///
+    /// # Errors
+    /// Returns the underlying read error (interrupted reads are retried).
+    pub fn next_frame(&mut self) -> io::Result<Option<Inbound>> {
+        let mut skipping: Option<(u64, Vec<u8>)> = None;
+        let mut scanned = self.start;
+        loop {
+            if let Some(pos) = memchr(b'\n', &self.buf[scanned..]).map(|p| p + scanned) {
+                let line_start = self.start;
+                self.start = pos + 1;
+                if let Some((dropped, head)) = skipping.take() {
+                    let len = dropped + (pos - line_start) as u64;
+                    self.compact();
+                    return Ok(Some(Inbound::Oversized { len, head }));
+                }
+                if pos - line_start > self.max_line {
+                    let head = self.buf[line_start..pos.min(line_start + HEAD_KEPT)].to_vec();
+                    let len = (pos - line_start) as u64;
+                    self.compact();
+                    return Ok(Some(Inbound::Oversized { len, head }));
+                }
+                if let Some(line) = clean(&self.buf[line_start..pos]) {
+                    let line = line.to_vec();
+                    self.compact();
+                    return Ok(Some(Inbound::Line(line)));
+                }
+                scanned = self.start;
+                continue;
+            }
+            scanned = self.buf.len();
+            let pending = self.buf.len() - self.start;
+            if pending > self.max_line {
+                // Too long already: keep the head once, drop the rest until the newline.
+                let entry = skipping.get_or_insert_with(|| {
+                    (0, self.buf[self.start..self.start + HEAD_KEPT.min(pending)].to_vec())
+                });
+                entry.0 += pending as u64;
+                self.buf.clear();
+                self.start = 0;
+                scanned = 0;
+            }
+            if self.eof {
+                let rest = &self.buf[self.start..];
+                if let Some((dropped, head)) = skipping.take() {
+                    let len = dropped + rest.len() as u64;
+                    self.buf.clear();
+                    self.start = 0;
+                    return Ok(Some(Inbound::Oversized { len, head }));
+                }
+                let line = clean(rest).map(<[u8]>::to_vec);
+                self.buf.clear();
+                self.start = 0;
+                return Ok(line.map(Inbound::Line));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn compact(&mut self) {
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        } else if self.start > 32 * 1024 && self.start * 2 > self.buf.len() {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        if self.start > 0 && self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        let len = self.buf.len();
+        let want = 64 * 1024;
+        self.buf.resize(len + want, 0);
+        loop {
+            match self.inner.read(&mut self.buf[len..]) {
+                Ok(n) => {
+                    self.buf.truncate(len + n);
+                    if n == 0 {
+                        self.eof = true;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.buf.truncate(len);
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// Strips `\r`, a BOM and surrounding blanks; `None` for a blank line.
+fn clean(mut line: &[u8]) -> Option<&[u8]> {
+    if let Some(rest) = line.strip_prefix(BOM) {
+        line = rest;
+    }
+    while let [rest @ .., last] = line {
+        if last.is_ascii_whitespace() {
+            line = rest;
+        } else {
+            break;
+        }
+    }
+    while let [first, rest @ ..] = line {
+        if first.is_ascii_whitespace() {
+            line = rest;
+        } else {
+            break;
+        }
+    }
+    (!line.is_empty()).then_some(line)
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(input: &[u8], max: usize) -> Vec<Inbound> {
+        let mut r = LineReader::new(input, max);
+        let mut out = Vec::new();
+        while let Some(f) = r.next_frame().unwrap() {
+            out.push(f);
+        }
+        out
+    }
+
+    fn line(s: &str) -> Inbound {
+        Inbound::Line(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn strips_cr_bom_and_blank_lines() {
+        let got = frames(b"\xEF\xBB\xBF{\"a\":1}\r\n\r\n\n  \n{\"b\":2}", 100);
+        assert_eq!(got, vec![line("{\"a\":1}"), line("{\"b\":2}")]);
+    }
+
+    #[test]
+    fn oversized_line_is_reported_and_next_line_survives() {
+        let mut input = b"{\"id\":7,\"x\":\"".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 300_000));
+        input.extend(b"\"}\n{\"ok\":true}\n");
+        let got = frames(&input, 1000);
+        assert_eq!(got.len(), 2);
+        match &got[0] {
+            Inbound::Oversized { len, head } => {
+                assert_eq!(*len, 300_015);
+                assert!(head.starts_with(b"{\"id\":7"));
+            }
+            other => panic!("expected oversized, got {other:?}"),
+        }
+        assert_eq!(got[1], line("{\"ok\":true}"));
+    }
+}

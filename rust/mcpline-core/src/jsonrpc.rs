@@ -1,0 +1,242 @@
+//! JSON-RPC 2.0 envelopes: ids, error codes and the frames the server writes.
+
+use serde_json::{Map, Value, json};
+
+/// A JSON-RPC error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode(pub i64);
+
+impl ErrorCode {
+    /// The line is not JSON, not UTF-8, or not a request/notification/response.
+    pub const PARSE_ERROR: Self = Self(-32700);
+    /// The JSON is not a valid request object.
+    pub const INVALID_REQUEST: Self = Self(-32600);
+    /// No such method (or tool).
+    pub const METHOD_NOT_FOUND: Self = Self(-32601);
+    /// The params do not fit the method.
+    pub const INVALID_PARAMS: Self = Self(-32602);
+    /// The server failed unexpectedly.
+    pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// MCP 2026-07-28: the requested protocol revision is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+}
+
+/// A request id that can be echoed (string or integer), kept with its JSON type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// A string id.
+    Str(String),
+    /// An integer id (signed or unsigned 64-bit).
+    Int(IntId),
+}
+
+/// An integer id: JSON integers up to 64 bits, either sign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntId {
+    /// Negative or small.
+    Signed(i64),
+    /// Above `i64::MAX`.
+    Unsigned(u64),
+}
+
+/// What the `id` member of an inbound frame holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IdField {
+    /// No `id`, or `"id": null`: a notification.
+    Absent,
+    /// A usable id.
+    Valid(RequestId),
+    /// Something that is not a string or an integer (a float, a bool, an object...).
+    Invalid,
+}
+
+impl IdField {
+    /// Reads the `id` member of a frame object.
+    #[must_use]
+    pub(crate) fn of(frame: &Map<String, Value>) -> Self {
+        match frame.get("id") {
+            None | Some(Value::Null) => Self::Absent,
+            Some(v) => RequestId::from_value(v).map_or(Self::Invalid, Self::Valid),
+        }
+    }
+}
+
+impl RequestId {
+    /// Reads an id value; `None` unless it is a string or an integer.
+    #[must_use]
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(s) => Some(Self::Str(s.clone())),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(Self::Int(IntId::Signed(i)))
+                } else {
+                    n.as_u64().map(|u| Self::Int(IntId::Unsigned(u)))
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value, with its original type.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Str(s) => Value::String(s.clone()),
+            Self::Int(IntId::Signed(i)) => Value::from(*i),
+            Self::Int(IntId::Unsigned(u)) => Value::from(*u),
+        }
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Str(s) => write!(f, "{s:?}"),
+            Self::Int(IntId::Signed(i)) => write!(f, "{i}"),
+            Self::Int(IntId::Unsigned(u)) => write!(f, "{u}"),
+        }
+    }
+}
+
+/// A successful response frame.
+#[must_use]
+pub(crate) fn result_frame(id: &RequestId, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// An error response frame; `id` is omitted (never `null`) when it could not be read.
+#[must_use]
+pub(crate) fn error_frame(id: Option<&RequestId>, code: ErrorCode, message: &str, data: Option<Value>) -> Value {
+    let mut error = Map::new();
+    error.insert("code".into(), Value::from(code.0));
+    error.insert("message".into(), Value::from(message));
+    if let Some(data) = data {
+        error.insert("data".into(), data);
+    }
+    let mut frame = Map::new();
+    frame.insert("jsonrpc".into(), Value::from("2.0"));
+    if let Some(id) = id {
+        frame.insert("id".into(), id.to_value());
+    }
+    frame.insert("error".into(), Value::Object(error));
+    Value::Object(frame)
+}
+
+/// A notification frame.
+#[must_use]
+pub(crate) fn notification_frame(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+/// Serialises a frame compactly (no embedded newline is possible: JSON escapes them).
+#[must_use]
+pub(crate) fn encode(frame: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    // Writing a Value into a Vec cannot fail.
+    serde_json::to_writer(&mut out, frame).unwrap_or_default();
+    out
+}
+
+/// Best-effort recovery of a top-level `"id"` from the head of a frame too long to parse.
+///
+/// Scans at nesting depth one for a key `"id"` followed by a string or integer; gives up on
+/// anything unusual. Used so that an oversized request still gets an answer with its id.
+#[must_use]
+pub(crate) fn sniff_id(head: &[u8]) -> Option<RequestId> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    let n = head.len();
+    let mut expect_key = false;
+    while i < n {
+        match head[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                expect_key = head[i] == b'{' && depth == 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b',' => {
+                expect_key = depth == 1;
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(head, i)?;
+                let is_id_key = expect_key && depth == 1 && &head[i..=end] == b"\"id\"";
+                i = end + 1;
+                if expect_key && depth == 1 {
+                    expect_key = false;
+                    if is_id_key {
+                        return read_id_value(head, i);
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn string_end(buf: &[u8], start: usize) -> Option<usize> {
+    let mut j = start + 1;
+    while j < buf.len() {
+        match buf[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+fn read_id_value(buf: &[u8], mut i: usize) -> Option<RequestId> {
+    while i < buf.len() && buf[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if buf.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while i < buf.len() && buf[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    let end = if buf.get(i) == Some(&b'"') {
+        string_end(buf, i)? + 1
+    } else {
+        let mut j = i;
+        while j < buf.len() && (buf[j] == b'-' || buf[j].is_ascii_digit()) {
+            j += 1;
+        }
+        // The number must be complete: followed by a delimiter inside the head.
+        if !matches!(buf.get(j), Some(b',' | b'}' | b' ' | b'\t' | b'\r')) {
+            return None;
+        }
+        j
+    };
+    let value: Value = serde_json::from_slice(&buf[start..end]).ok()?;
+    RequestId::from_value(&value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniff_finds_top_level_id_only() {
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"#),
+            Some(RequestId::Int(IntId::Signed(42)))
+        );
+        assert_eq!(
+            sniff_id(br#"{"params":{"id":1},"id":"a\"b","#),
+            Some(RequestId::Str("a\"b".into()))
+        );
+        assert_eq!(sniff_id(br#"{"params":{"id":1,"x":"#), None);
+        assert_eq!(sniff_id(br#"{"id":12"#), None);
+        assert_eq!(sniff_id(br#"{"id":1.5,"#), None);
+    }
+}

@@ -1,0 +1,53 @@
+//! # mcpline-core
+//!
+//! The Rust core of mcpline: a Model Context Protocol server over stdio (newline-delimited
+//! JSON-RPC 2.0). It owns framing, dispatch across every protocol revision (2024-11-05 through
+//! 2026-07-28), argument validation against JSON Schema 2020-12, the exactly-once response rule,
+//! and the capture cell that keeps stray output off the protocol stream. Nothing here knows
+//! Python: a Rust program registers [`ToolHandler`]s and calls [`Server::serve_stdio`].
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use mcpline_core::{FnTool, Server, ServerInfo, ToolOutput, ToolSpec};
+//! use serde_json::json;
+//!
+//! let mut server = Server::new(ServerInfo::new("hello", "1.0.0"));
+//! let spec = ToolSpec::new(
+//!     "greet",
+//!     json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+//! )
+//! .description("Greet someone by name.");
+//! server
+//!     .add_tool(spec, Arc::new(FnTool(|args: serde_json::Value, _ctx: &mcpline_core::CallContext| {
+//!         ToolOutput::text(format!("Hello, {}!", args["name"].as_str().unwrap_or("you")))
+//!     })))
+//!     .unwrap();
+//! server.serve_stdio().unwrap();
+//! ```
+
+mod capture;
+mod context;
+mod error;
+mod framing;
+mod jsonrpc;
+mod lifecycle;
+mod protocol;
+mod server;
+mod tool;
+mod transport;
+mod validate;
+
+pub use capture::{Capture, CaptureError, Captured, ProtectedStdio, is_capturing};
+pub use context::{CallContext, LogLevel};
+pub use error::{ServerError, TransportError};
+pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
+pub use jsonrpc::{ErrorCode, IntId, RequestId};
+pub use protocol::{HANDSHAKE_REVISIONS, Revision, STATELESS_REVISIONS};
+pub use server::{STOP_POLL, ServeEnd, Server, ServerConfig, ServerInfo, StopCheck};
+pub use tool::{
+    Content, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec, is_valid_tool_name,
+};
+pub use transport::{
+    MemoryClient, MemoryTransport, StdioTransport, Transport, memory_pair, memory_pair_with_cap,
+};
+pub use validate::ArgumentValidator;

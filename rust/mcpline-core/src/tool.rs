@@ -1,0 +1,327 @@
+//! Tools: what a tool declares ([`ToolSpec`]), what runs it ([`ToolHandler`]) and what it
+//! returns ([`ToolOutput`]), shaped per protocol revision.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use crate::context::CallContext;
+use crate::protocol::Revision;
+
+/// What happens to the output a tool run prints (fds 1 and 2, children included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputMode {
+    /// Captured; copied to the real stderr (labelled) and its tail attached to `isError` results.
+    #[default]
+    Error,
+    /// Captured; copied to the real stderr and its tail attached to every result.
+    Result,
+    /// Not captured: writes go live to the real stderr (stdout stays protected).
+    Off,
+}
+
+impl OutputMode {
+    /// Parses `"error"`, `"result"` or `"off"`.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "error" => Some(Self::Error),
+            "result" => Some(Self::Result),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
+/// Behaviour hints shown to clients (MCP tool annotations, from 2025-03-26).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolHints {
+    /// The tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no additional effect.
+    pub idempotent: Option<bool>,
+    /// The tool talks to an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+/// A tool's declaration.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    /// Unique name: 1-64 characters of `A-Z a-z 0-9 _ - .`.
+    pub name: String,
+    /// Human-readable title (from 2025-06-18).
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    pub description: Option<String>,
+    /// JSON Schema (2020-12) of the arguments object.
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent` (an object schema), when the tool returns data.
+    pub output_schema: Option<Value>,
+    /// Behaviour hints.
+    pub hints: ToolHints,
+    /// Reject unknown argument keys (true) or drop them (false).
+    pub strict: bool,
+    /// What to do with what the tool prints; `None` uses the server default.
+    pub output: Option<OutputMode>,
+    /// Cancel the call after this long.
+    pub timeout: Option<Duration>,
+}
+
+impl ToolSpec {
+    /// A spec with the given name and input schema and every option at its default.
+    #[must_use]
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            hints: ToolHints::default(),
+            strict: true,
+            output: None,
+            timeout: None,
+        }
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// The `Tool` object of `tools/list` for `rev` (fields a revision does not know are left out).
+    #[must_use]
+    pub fn descriptor(&self, rev: Revision) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::from(self.name.as_str()));
+        if rev.has_structured_output() {
+            if let Some(title) = &self.title {
+                tool.insert("title".into(), Value::from(title.as_str()));
+            }
+        }
+        if let Some(description) = &self.description {
+            tool.insert("description".into(), Value::from(description.as_str()));
+        }
+        tool.insert("inputSchema".into(), self.input_schema.clone());
+        if rev.has_structured_output() {
+            if let Some(schema) = &self.output_schema {
+                tool.insert("outputSchema".into(), schema.clone());
+            }
+        }
+        if rev.has_annotations() {
+            let mut hints = Map::new();
+            let h = &self.hints;
+            if !rev.has_structured_output() {
+                if let Some(title) = &self.title {
+                    hints.insert("title".into(), Value::from(title.as_str()));
+                }
+            }
+            for (key, value) in [
+                ("readOnlyHint", h.read_only),
+                ("destructiveHint", h.destructive),
+                ("idempotentHint", h.idempotent),
+                ("openWorldHint", h.open_world),
+            ] {
+                if let Some(v) = value {
+                    hints.insert(key.into(), Value::Bool(v));
+                }
+            }
+            if !hints.is_empty() {
+                tool.insert("annotations".into(), Value::Object(hints));
+            }
+        }
+        Value::Object(tool)
+    }
+}
+
+/// Checks the tool naming rule: 1-64 characters of `A-Z a-z 0-9 _ - .`.
+#[must_use]
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// One content block of a tool result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// e.g. `image/png`.
+        mime_type: String,
+    },
+    /// Audio, base64-encoded (from 2025-03-26; older revisions get a text note).
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// e.g. `audio/wav`.
+        mime_type: String,
+    },
+    /// A content block given as raw MCP JSON (passed through, downgraded where a revision lacks
+    /// its type).
+    Raw(Value),
+}
+
+impl Content {
+    /// An image block from raw bytes.
+    #[must_use]
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An audio block from raw bytes.
+    #[must_use]
+    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::Audio {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An embedded binary resource (`{"type": "resource", "resource": {"uri", "mimeType", "blob"}}`).
+    #[must_use]
+    pub fn blob(bytes: &[u8], uri: &str, mime_type: &str) -> Self {
+        let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Self::Raw(json!({
+            "type": "resource",
+            "resource": {"uri": uri, "mimeType": mime_type, "blob": blob}
+        }))
+    }
+
+    fn to_json(&self, rev: Revision) -> Value {
+        match self {
+            Self::Text(text) => json!({"type": "text", "text": text}),
+            Self::Image { data, mime_type } => {
+                json!({"type": "image", "data": data, "mimeType": mime_type})
+            }
+            Self::Audio { data, mime_type } => {
+                if rev.has_annotations() {
+                    json!({"type": "audio", "data": data, "mimeType": mime_type})
+                } else {
+                    downgrade_note("audio", mime_type, rev)
+                }
+            }
+            Self::Raw(value) => raw_for(value, rev),
+        }
+    }
+}
+
+fn downgrade_note(kind: &str, detail: &str, rev: Revision) -> Value {
+    json!({
+        "type": "text",
+        "text": format!("[{kind} content ({detail}) cannot be sent in protocol revision {rev}]")
+    })
+}
+
+fn raw_for(value: &Value, rev: Revision) -> Value {
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "audio" if !rev.has_annotations() => {
+            let mime = value.get("mimeType").and_then(Value::as_str).unwrap_or("audio");
+            downgrade_note("audio", mime, rev)
+        }
+        "resource_link" if !rev.has_structured_output() => {
+            let uri = value.get("uri").and_then(Value::as_str).unwrap_or("");
+            let name = value.get("name").and_then(Value::as_str).unwrap_or(uri);
+            json!({"type": "text", "text": format!("{name}: {uri}")})
+        }
+        _ if !rev.has_structured_output() => {
+            // `_meta` and `annotations.lastModified` are unknown before 2025-06-18.
+            let mut v = value.clone();
+            if let Some(obj) = v.as_object_mut() {
+                obj.remove("_meta");
+                if let Some(Value::Object(ann)) = obj.get_mut("annotations") {
+                    ann.remove("lastModified");
+                }
+                if !rev.has_annotations() {
+                    obj.remove("annotations");
+                }
+            }
+            v
+        }
+        _ => value.clone(),
+    }
+}
+
+/// What a tool run produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    /// Content blocks (may be empty).
+    pub content: Vec<Content>,
+    /// Structured result (an object), sent as `structuredContent` from 2025-06-18.
+    pub structured: Option<Value>,
+    /// The run failed inside the tool.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![Content::Text(text.into())], structured: None, is_error: false }
+    }
+
+    /// A tool error (`isError: true`) with one text block.
+    #[must_use]
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { content: vec![Content::Text(text.into())], structured: None, is_error: true }
+    }
+
+    /// Structured data plus its JSON text mirror.
+    #[must_use]
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        Self { content: vec![Content::Text(text)], structured: Some(value), is_error: false }
+    }
+
+    /// The `CallToolResult` object for `rev`.
+    #[must_use]
+    pub fn to_result(&self, rev: Revision) -> Value {
+        let mut result = Map::new();
+        result.insert(
+            "content".into(),
+            Value::Array(self.content.iter().map(|c| c.to_json(rev)).collect()),
+        );
+        if rev.has_structured_output() {
+            if let Some(s) = &self.structured {
+                result.insert("structuredContent".into(), s.clone());
+            }
+        }
+        if self.is_error {
+            result.insert("isError".into(), Value::Bool(true));
+        }
+        Value::Object(result)
+    }
+}
+
+/// Runs a tool. Implemented by Rust closures (see [`FnTool`]) and by the Python binding.
+pub trait ToolHandler: Send + Sync {
+    /// Runs the tool with validated `arguments` (always a JSON object).
+    fn call(&self, arguments: Value, ctx: &CallContext) -> ToolOutput;
+
+    /// Flushes language-level output buffers; called before a capture starts and before it ends.
+    fn flush_output(&self) {}
+}
+
+/// A [`ToolHandler`] made from a closure.
+pub struct FnTool<F>(pub F);
+
+impl<F> ToolHandler for FnTool<F>
+where
+    F: Fn(Value, &CallContext) -> ToolOutput + Send + Sync,
+{
+    fn call(&self, arguments: Value, ctx: &CallContext) -> ToolOutput {
+        (self.0)(arguments, ctx)
+    }
+}

@@ -1,0 +1,145 @@
+//! The seam between the protocol loop and the bytes: [`Transport`].
+//!
+//! Production uses [`StdioTransport`] (the process's protected protocol streams); tests and the
+//! Python `mcpline.testing` client use the in-memory pair from [`memory_pair`].
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use crate::error::TransportError;
+use crate::framing::{Inbound, LineReader};
+
+/// Moves frames in and out. `read_line` is called from one reader thread only; `write_line` may
+/// be called from any thread and must write each frame whole (one write per message).
+pub trait Transport: Send + Sync {
+    /// The next inbound frame, `Ok(None)` at end of input.
+    ///
+    /// # Errors
+    /// A read failure other than end of input.
+    fn read_line(&self) -> Result<Option<Inbound>, TransportError>;
+
+    /// Writes one frame (`line` has no newline; the transport appends it).
+    ///
+    /// # Errors
+    /// [`TransportError::OutputClosed`] once the peer stopped reading.
+    fn write_line(&self, line: &[u8]) -> Result<(), TransportError>;
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Newline-delimited frames over any byte reader and writer (the protected stdio streams in
+/// production).
+pub struct StdioTransport<R = File, W = File> {
+    reader: Mutex<LineReader<R>>,
+    writer: Mutex<W>,
+}
+
+impl<R: Read + Send, W: Write + Send> StdioTransport<R, W> {
+    /// Frames `input` and `output`, refusing inbound lines longer than `max_line` bytes.
+    pub fn new(input: R, output: W, max_line: usize) -> Self {
+        Self { reader: Mutex::new(LineReader::new(input, max_line)), writer: Mutex::new(output) }
+    }
+}
+
+impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
+    fn read_line(&self) -> Result<Option<Inbound>, TransportError> {
+        lock(&self.reader).next_frame().map_err(TransportError::Read)
+    }
+
+    fn write_line(&self, line: &[u8]) -> Result<(), TransportError> {
+        let mut framed = Vec::with_capacity(line.len() + 1);
+        framed.extend_from_slice(line);
+        framed.push(b'\n');
+        let mut w = lock(&self.writer);
+        w.write_all(&framed).map_err(TransportError::from_write)?;
+        w.flush().map_err(TransportError::from_write)
+    }
+}
+
+/// The server's end of an in-memory connection.
+pub struct MemoryTransport {
+    inbound: Mutex<Receiver<Vec<u8>>>,
+    outbound: Sender<Vec<u8>>,
+    max_line: usize,
+}
+
+/// The client's end of an in-memory connection: send lines, receive lines, close to signal end of
+/// input.
+pub struct MemoryClient {
+    to_server: Mutex<Option<Sender<Vec<u8>>>>,
+    from_server: Mutex<Receiver<Vec<u8>>>,
+}
+
+/// A connected in-memory (server, client) pair, with the default line cap.
+#[must_use]
+pub fn memory_pair() -> (MemoryTransport, MemoryClient) {
+    memory_pair_with_cap(crate::framing::DEFAULT_MAX_LINE)
+}
+
+/// A connected in-memory pair that reports lines over `max_line` bytes as oversized.
+#[must_use]
+pub fn memory_pair_with_cap(max_line: usize) -> (MemoryTransport, MemoryClient) {
+    let (to_server, inbound) = mpsc::channel();
+    let (outbound, from_server) = mpsc::channel();
+    (
+        MemoryTransport { inbound: Mutex::new(inbound), outbound, max_line },
+        MemoryClient { to_server: Mutex::new(Some(to_server)), from_server: Mutex::new(from_server) },
+    )
+}
+
+impl Transport for MemoryTransport {
+    fn read_line(&self) -> Result<Option<Inbound>, TransportError> {
+        let rx = lock(&self.inbound);
+        loop {
+            let Ok(bytes) = rx.recv() else { return Ok(None) };
+            // Reuse the real framing rules (CR, BOM, blank lines, cap) on each chunk sent.
+            let mut reader = LineReader::new(&bytes[..], self.max_line);
+            if let Some(frame) = reader.next_frame().map_err(TransportError::Read)? {
+                return Ok(Some(frame));
+            }
+        }
+    }
+
+    fn write_line(&self, line: &[u8]) -> Result<(), TransportError> {
+        self.outbound.send(line.to_vec()).map_err(|_| TransportError::PeerGone)
+    }
+}
+
+impl MemoryClient {
+    /// Sends one line (without newline) to the server.
+    ///
+    /// # Errors
+    /// [`TransportError::PeerGone`] after [`MemoryClient::close`] or once the server is gone.
+    pub fn send(&self, line: impl Into<Vec<u8>>) -> Result<(), TransportError> {
+        match &*lock(&self.to_server) {
+            Some(tx) => tx.send(line.into()).map_err(|_| TransportError::PeerGone),
+            None => Err(TransportError::PeerGone),
+        }
+    }
+
+    /// Signals end of input to the server.
+    pub fn close(&self) {
+        lock(&self.to_server).take();
+    }
+
+    /// The next line the server wrote, waiting up to `timeout`; `None` on timeout or when the
+    /// server has finished and nothing is left.
+    #[must_use]
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<Vec<u8>> {
+        match lock(&self.from_server).recv_timeout(timeout) {
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The next line, waiting until the server writes or finishes.
+    #[must_use]
+    pub fn recv(&self) -> Option<Vec<u8>> {
+        lock(&self.from_server).recv().ok()
+    }
+}
