@@ -14,6 +14,18 @@ class ToolError(McplineError):
     """Raise inside a tool to return an ``isError`` result carrying exactly this message."""
 
 
+class Cancelled(McplineError):
+    """Raised by ``Context.check_cancelled()`` once the client cancelled the call."""
+
+
+class SetupError(McplineError, ValueError):
+    """A tool or server cannot be registered or configured as given."""
+
+
+class CaptureError(McplineError, RuntimeError):
+    """The capture cell refused or failed (for example: a capture is already active)."""
+
+
 @dataclass(frozen=True)
 class Image:
     """Image bytes returned as an MCP ``image`` content block (base64 on the wire)."""

@@ -1,0 +1,42 @@
+"""``mcpline.capture()``: the server's capture cell as a context manager."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from mcpline import _core
+
+
+class capture:  # noqa: N801 - used like a function: ``with mcpline.capture() as out``
+    """Capture everything written to fds 1 and 2 (Python, C code and child processes).
+
+    ```python
+    with mcpline.capture() as out:
+        subprocess.run(["ls", "-l"])
+    print(out.text)
+    ```
+
+    Output goes to an unlinked temporary file, so a chatty child never blocks. ``limit`` keeps
+    only the last ``limit`` bytes in ``text`` (with a truncation marker). Captures cannot nest
+    or overlap: a second one raises ``mcpline.CaptureError``.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self.text = ""
+        self.total_bytes = 0
+        self._cell: _core.CaptureCell | None = None
+
+    def __enter__(self) -> capture:
+        self._cell = _core.CaptureCell.begin()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        cell, self._cell = self._cell, None
+        if cell is not None:
+            self.text, self.total_bytes = cell.finish(self.limit)

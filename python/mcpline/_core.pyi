@@ -1,0 +1,87 @@
+"""Type stubs of the compiled core (checked with mypy.stubtest)."""
+
+from collections.abc import Callable
+from typing import Any, final
+
+__version__: str
+SUPPORTED_PROTOCOL_VERSIONS: list[str]
+
+@final
+class Context:
+    @property
+    def request_id(self) -> int | str: ...
+    @property
+    def tool_name(self) -> str: ...
+    @property
+    def protocol_version(self) -> str: ...
+    @property
+    def client_info(self) -> dict[str, Any] | None: ...
+    @property
+    def cancelled(self) -> bool: ...
+    def check_cancelled(self) -> None: ...
+    def progress(
+        self, done: float, total: float | None = None, message: str | None = None
+    ) -> bool: ...
+    def log(self, level: str, message: str) -> bool: ...
+    def _on_cancel(self, callback: Callable[[], object]) -> None: ...
+
+@final
+class CaptureCell:
+    @staticmethod
+    def begin() -> CaptureCell: ...
+    def finish(self, limit: int | None = None) -> tuple[str, int]: ...
+
+@final
+class MemorySession:
+    def send(self, line: str | bytes) -> None: ...
+    def recv(self, timeout: float | None = None) -> str | None: ...
+    def close(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> str | None: ...
+
+@final
+class Server:
+    def __new__(
+        cls,
+        name: str,
+        version: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        instructions: str | None = None,
+    ) -> Server: ...
+    def configure(
+        self,
+        *,
+        output: str | None = None,
+        attach_limit: int | None = None,
+        max_line_bytes: int | None = None,
+        page_size: int | None = None,
+        eof_grace: float | None = None,
+        queue_capacity: int | None = None,
+        capture: bool | None = None,
+        list_ttl_ms: int | None = None,
+    ) -> None: ...
+    def add_tool(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        input_schema: dict[str, Any],
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        output_schema: dict[str, Any] | None = None,
+        wraps_output: bool = False,
+        context_param: str | None = None,
+        runner: Any = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        strict: bool = True,
+        output: str | None = None,
+        timeout: float | None = None,
+    ) -> None: ...
+    def tool_names(self) -> list[str]: ...
+    def run_stdio(self) -> str: ...
+    def connect(self, *, max_line_bytes: int | None = None) -> MemorySession: ...

@@ -1,0 +1,218 @@
+"""``Server``: register Python callables as MCP tools and serve them over stdio."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, overload
+
+from mcpline import _core
+from mcpline._schema import describe
+
+F = TypeVar("F", bound=Callable[..., Any])
+OutputMode = Literal["error", "result", "off"]
+
+
+class Server:
+    """An MCP server made of Python tools.
+
+    ```python
+    server = Server("files", version="1.2.0", instructions="Read-only access to a folder.")
+
+    @server.tool(read_only=True)
+    def count_words(path: str) -> int:
+        \"\"\"Count the words in a UTF-8 text file.\"\"\"
+        return len(open(path, encoding="utf-8").read().split())
+
+    if __name__ == "__main__":
+        server.run()
+    ```
+
+    ``output`` is the default for what a tool run prints (see ``tool``); ``strict=False`` makes
+    every tool drop unknown arguments instead of rejecting them.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        instructions: str | None = None,
+        output: OutputMode = "error",
+        strict: bool = True,
+        attach_limit: int = 8 * 1024,
+        eof_grace: float = 5.0,
+        max_line_bytes: int = 64 * 1024 * 1024,
+        page_size: int = 100,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.strict = strict
+        self._core = _core.Server(
+            name,
+            version,
+            title=title,
+            description=description,
+            website_url=website_url,
+            instructions=instructions,
+        )
+        self._core.configure(
+            output=output,
+            attach_limit=attach_limit,
+            eof_grace=eof_grace,
+            max_line_bytes=max_line_bytes,
+            page_size=page_size,
+        )
+        self._runner: Any = None
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        strict: bool | None = None,
+        output: OutputMode | None = None,
+        timeout: float | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        strict: bool | None = None,
+        output: OutputMode | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``.
+
+        The input schema comes from the signature (types, defaults, ``Annotated`` descriptions
+        and a Google-style ``Args:`` docstring section); the description from the docstring. A
+        parameter annotated ``Context`` receives the call's context. ``read_only``,
+        ``destructive``, ``idempotent`` and ``open_world`` become MCP annotations. ``strict``
+        (default: the server's) rejects unknown arguments; ``False`` drops them. ``output``:
+        ``"error"`` attaches what the run printed to error results, ``"result"`` to every
+        result, ``"off"`` does not capture. ``timeout`` (seconds) cancels a long call.
+        The function is returned unchanged.
+        """
+        if fn is not None and not callable(fn):
+            raise TypeError(
+                "@server.tool takes a function; for options use keywords: "
+                "@server.tool(name=..., read_only=True)"
+            )
+
+        def register(func: F) -> F:
+            self._register(
+                func,
+                name=name,
+                title=title,
+                description=description,
+                hints=(read_only, destructive, idempotent, open_world),
+                strict=self.strict if strict is None else strict,
+                output=output,
+                timeout=timeout,
+            )
+            return func
+
+        return register(fn) if fn is not None else register
+
+    def _register(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        hints: tuple[bool | None, bool | None, bool | None, bool | None],
+        strict: bool,
+        output: OutputMode | None,
+        timeout: float | None,
+    ) -> None:
+        from mcpline._convert import converter_for, wrap_callable
+
+        shape = describe(func, name=name, description=description, context_types=(_core.Context,))
+        try:
+            annotations = typing.get_type_hints(func, include_extras=True)
+        except Exception:
+            annotations = {}
+        converters = {
+            p: conv
+            for p in shape.param_names
+            if (conv := converter_for(annotations.get(p, Any))) is not None
+        }
+        runner = None
+        if shape.is_async:
+            if self._runner is None:
+                from mcpline._runner import AsyncRunner
+
+                self._runner = AsyncRunner()
+            runner = self._runner
+        read_only, destructive, idempotent, open_world = hints
+        self._core.add_tool(
+            shape.name,
+            wrap_callable(func, converters, shape.is_async),
+            shape.input_schema,
+            description=shape.description,
+            title=title,
+            output_schema=shape.output_schema,
+            wraps_output=shape.wraps_output,
+            context_param=shape.context_param,
+            runner=runner,
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            open_world=open_world,
+            strict=strict,
+            output=output,
+            timeout=timeout,
+        )
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Registered tool names, sorted."""
+        return self._core.tool_names()
+
+    def run(self) -> None:
+        """Serve stdin/stdout until end of input (or SIGINT/SIGTERM, which stop it cleanly).
+
+        While serving, stdout is reserved for the protocol: ``print()`` and child processes
+        write to stderr instead, and stdin reads as empty.
+        """
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            self._core.run_stdio()
+        except KeyboardInterrupt:
+            sys.stderr.write("[mcpline] interrupted; stopped serving\n")
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+            if self._runner is not None:
+                self._runner.close()
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")

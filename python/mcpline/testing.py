@@ -1,0 +1,185 @@
+"""An in-process MCP client for testing tools: no subprocess, the real Rust protocol core.
+
+```python
+from mcpline.testing import Client
+
+def test_add():
+    with Client(server) as client:
+        result = client.call("add", a=1, b=2)
+        assert result.structured == {"result": 3}
+        assert not result.is_error
+```
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpline._server import Server
+
+STATELESS = "2026-07-28"
+
+
+class RpcError(Exception):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@dataclass
+class CallResult:
+    """A ``tools/call`` result."""
+
+    content: list[dict[str, Any]]
+    structured: Any = None
+    is_error: bool = False
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined by newlines."""
+        return "\n".join(c["text"] for c in self.content if c.get("type") == "text")
+
+
+class Client:
+    """Talks to ``server`` over an in-memory connection.
+
+    ``protocol_version`` picks the revision: a handshake revision runs ``initialize`` first;
+    ``"2026-07-28"`` sends the stateless ``_meta`` envelope with every request. Notifications
+    the server sends (progress, log messages) are collected in ``notifications``.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        protocol_version: str = "2025-11-25",
+        timeout: float = 30.0,
+        client_info: dict[str, str] | None = None,
+    ) -> None:
+        self.protocol_version = protocol_version
+        self.timeout = timeout
+        self.client_info = client_info or {"name": "mcpline.testing", "version": "1"}
+        self.notifications: list[dict[str, Any]] = []
+        self.initialize_result: dict[str, Any] | None = None
+        self._ids = itertools.count(1)
+        self._session = server._core.connect()
+        self._closed = False
+        if protocol_version != STATELESS:
+            self.initialize_result = self.request(
+                "initialize",
+                {
+                    "protocolVersion": protocol_version,
+                    "capabilities": {},
+                    "clientInfo": self.client_info,
+                },
+            )
+            self.notify("notifications/initialized")
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _envelope(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        params = dict(params or {})
+        if self.protocol_version == STATELESS:
+            meta = dict(params.get("_meta") or {})
+            meta.setdefault("io.modelcontextprotocol/protocolVersion", STATELESS)
+            meta.setdefault("io.modelcontextprotocol/clientCapabilities", {})
+            meta.setdefault("io.modelcontextprotocol/clientInfo", self.client_info)
+            params["_meta"] = meta
+        return params
+
+    def send_raw(self, line: str | bytes) -> None:
+        """Sends one frame exactly as given."""
+        self._session.send(line)
+
+    def recv_raw(self, timeout: float | None = None) -> dict[str, Any] | list[Any] | None:
+        """The next frame the server wrote (parsed), or None after ``timeout`` seconds."""
+        line = self._session.recv(self.timeout if timeout is None else timeout)
+        return None if line is None else json.loads(line)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Sends a notification."""
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        self.send_raw(json.dumps(frame))
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Sends a request and returns its result; raises ``RpcError`` for an error response."""
+        request_id = next(self._ids)
+        frame = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        params = self._envelope(params) if method != "initialize" else params
+        if params:
+            frame["params"] = params
+        self.send_raw(json.dumps(frame))
+        while True:
+            message = self.recv_raw()
+            if message is None:
+                raise TimeoutError(f"no response to {method} within {self.timeout} s")
+            if not isinstance(message, dict):
+                raise AssertionError(f"unexpected frame: {message!r}")
+            if "id" not in message and "method" in message:
+                self.notifications.append(message)
+                continue
+            if message.get("id") != request_id:
+                raise AssertionError(f"response for another request: {message!r}")
+            if "error" in message:
+                err = message["error"]
+                raise RpcError(err["code"], err["message"], err.get("data"))
+            return message["result"]
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool descriptor (following pagination)."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.request("tools/list", params)
+            tools.extend(page["tools"])
+            if "nextCursor" not in page:
+                return tools
+            params = {"cursor": page["nextCursor"]}
+
+    def call(self, name: str, /, **arguments: Any) -> CallResult:
+        """Calls tool ``name`` with keyword ``arguments``."""
+        return self.call_with(name, arguments)
+
+    def call_with(
+        self, name: str, arguments: Any, *, progress_token: str | int | None = None
+    ) -> CallResult:
+        """Calls tool ``name`` with an arbitrary ``arguments`` value."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if progress_token is not None:
+            params["_meta"] = {"progressToken": progress_token}
+        result = self.request("tools/call", params)
+        return CallResult(
+            content=result.get("content", []),
+            structured=result.get("structuredContent"),
+            is_error=bool(result.get("isError", False)),
+            raw=result,
+        )
+
+    def close(self) -> str | None:
+        """Ends the input and waits for the server to finish; returns why it stopped."""
+        if self._closed:
+            return None
+        self._closed = True
+        self._session.close()
+        return self._session.wait(self.timeout)

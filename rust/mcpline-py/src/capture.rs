@@ -1,0 +1,42 @@
+//! The capture cell as a Python object (`mcpline.capture()` builds on it).
+
+use std::sync::Mutex;
+
+use mcpline_core::Capture;
+use pyo3::prelude::*;
+
+use crate::errors::capture_error;
+use crate::tool::flush_python_streams;
+
+/// One active capture of fds 1 and 2 (see `mcpline.capture`).
+#[pyclass(frozen, module = "mcpline._core", name = "CaptureCell")]
+pub(crate) struct PyCaptureCell {
+    active: Mutex<Option<Capture>>,
+}
+
+#[pymethods]
+impl PyCaptureCell {
+    /// Flushes Python's streams and starts capturing fds 1 and 2 into a private temporary file.
+    #[staticmethod]
+    fn begin(py: Python<'_>) -> PyResult<Self> {
+        flush_python_streams(py);
+        let capture = Capture::begin().map_err(|e| capture_error(py, e))?;
+        Ok(Self { active: Mutex::new(Some(capture)) })
+    }
+
+    /// Flushes, restores fds 1 and 2, and returns ``(text, total_bytes)``: the captured text
+    /// (its last ``limit`` bytes when given, with a truncation marker) and the byte count.
+    #[pyo3(signature = (limit=None))]
+    fn finish(&self, py: Python<'_>, limit: Option<usize>) -> PyResult<(String, u64)> {
+        flush_python_streams(py);
+        let capture = self
+            .active
+            .lock()
+            .map_err(|_| capture_error(py, "capture state poisoned"))?
+            .take()
+            .ok_or_else(|| capture_error(py, "this capture has already finished"))?;
+        let captured = capture.finish().map_err(|e| capture_error(py, e))?;
+        let text = captured.tail_text(limit.unwrap_or(usize::MAX));
+        Ok((text, captured.len()))
+    }
+}

@@ -1,0 +1,37 @@
+//! `mcpline._core`: the thin PyO3 binding of `mcpline-core` — conversion, the GIL, exceptions.
+
+mod capture;
+mod context;
+mod convert;
+mod errors;
+mod server;
+mod tool;
+
+use pyo3::prelude::*;
+
+/// The compiled core of mcpline.
+#[pymodule(gil_used = false)]
+mod _core {
+    #[pymodule_export]
+    use crate::capture::PyCaptureCell;
+    #[pymodule_export]
+    use crate::context::PyContext;
+    #[pymodule_export]
+    use crate::server::{MemorySession, PyServer};
+
+    use super::{Bound, PyModule, PyModuleMethods, PyResult};
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add(
+            "SUPPORTED_PROTOCOL_VERSIONS",
+            mcpline_core::HANDSHAKE_REVISIONS
+                .iter()
+                .chain(mcpline_core::STATELESS_REVISIONS.iter())
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>(),
+        )?;
+        Ok(())
+    }
+}

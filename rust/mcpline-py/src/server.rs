@@ -1,0 +1,316 @@
+//! `mcpline._core.Server`: registration, configuration and serving.
+
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use mcpline_core::{
+    MemoryClient, OutputMode, ServeEnd, Server, ServerInfo, ToolHints, ToolSpec, memory_pair,
+    memory_pair_with_cap,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::convert::{Kinds, py_to_json};
+use crate::errors::setup_error;
+use crate::tool::PyTool;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A pending exception (a signal or KeyboardInterrupt) that stops the server; re-raised by `run`.
+#[derive(Default)]
+pub(crate) struct Interrupt(Mutex<Option<PyErr>>);
+
+impl Interrupt {
+    pub(crate) fn set(&self, err: PyErr) {
+        lock(&self.0).get_or_insert(err);
+    }
+
+    fn is_set(&self) -> bool {
+        lock(&self.0).is_some()
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        lock(&self.0).take()
+    }
+}
+
+fn end_name(end: ServeEnd) -> &'static str {
+    match end {
+        ServeEnd::EndOfInput => "end-of-input",
+        ServeEnd::OutputClosed => "output-closed",
+        ServeEnd::ReadFailed => "read-failed",
+        ServeEnd::ParentGone => "parent-gone",
+        ServeEnd::Interrupted => "interrupted",
+    }
+}
+
+/// The Rust server behind `mcpline.Server`.
+#[pyclass(frozen, module = "mcpline._core", name = "Server")]
+pub(crate) struct PyServer {
+    inner: Mutex<Server>,
+    kinds: Mutex<Option<Arc<Kinds>>>,
+    interrupt: Arc<Interrupt>,
+}
+
+#[pymethods]
+impl PyServer {
+    #[new]
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None))]
+    fn new(
+        name: String,
+        version: String,
+        title: Option<String>,
+        description: Option<String>,
+        website_url: Option<String>,
+        instructions: Option<String>,
+    ) -> Self {
+        let info =
+            ServerInfo { name, version, title, description, website_url, instructions };
+        Self {
+            inner: Mutex::new(Server::new(info)),
+            kinds: Mutex::new(None),
+            interrupt: Arc::new(Interrupt::default()),
+        }
+    }
+
+    /// Sets server-wide options; ``None`` leaves an option as it is.
+    #[pyo3(signature = (*, output=None, attach_limit=None, max_line_bytes=None, page_size=None,
+                        eof_grace=None, queue_capacity=None, capture=None, list_ttl_ms=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn configure(
+        &self,
+        output: Option<&str>,
+        attach_limit: Option<usize>,
+        max_line_bytes: Option<usize>,
+        page_size: Option<usize>,
+        eof_grace: Option<f64>,
+        queue_capacity: Option<usize>,
+        capture: Option<bool>,
+        list_ttl_ms: Option<u64>,
+    ) -> PyResult<()> {
+        let mut server = lock(&self.inner);
+        let config = server.config_mut();
+        if let Some(mode) = output {
+            config.output = parse_output(mode)?;
+        }
+        if let Some(v) = attach_limit {
+            config.attach_limit = v;
+        }
+        if let Some(v) = max_line_bytes {
+            if v == 0 {
+                return Err(PyValueError::new_err("max_line_bytes must be positive"));
+            }
+            config.max_line_bytes = v;
+        }
+        if let Some(v) = page_size {
+            if v == 0 {
+                return Err(PyValueError::new_err("page_size must be positive"));
+            }
+            config.page_size = v;
+        }
+        if let Some(v) = eof_grace {
+            config.eof_grace = seconds(v, "eof_grace")?;
+        }
+        if let Some(v) = queue_capacity {
+            config.queue_capacity = v.max(1);
+        }
+        if let Some(v) = capture {
+            config.capture = v;
+        }
+        if let Some(v) = list_ttl_ms {
+            config.list_ttl_ms = v;
+        }
+        Ok(())
+    }
+
+    /// Registers a tool whose schema was derived in Python.
+    #[pyo3(signature = (name, func, input_schema, *, description=None, title=None, output_schema=None,
+                        wraps_output=false, context_param=None, runner=None, read_only=None,
+                        destructive=None, idempotent=None, open_world=None, strict=true, output=None,
+                        timeout=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_tool(
+        &self,
+        py: Python<'_>,
+        name: String,
+        func: Py<PyAny>,
+        input_schema: &Bound<'_, PyAny>,
+        description: Option<String>,
+        title: Option<String>,
+        output_schema: Option<&Bound<'_, PyAny>>,
+        wraps_output: bool,
+        context_param: Option<Py<PyString>>,
+        runner: Option<Py<PyAny>>,
+        read_only: Option<bool>,
+        destructive: Option<bool>,
+        idempotent: Option<bool>,
+        open_world: Option<bool>,
+        strict: bool,
+        output: Option<&str>,
+        timeout: Option<f64>,
+    ) -> PyResult<()> {
+        let mut spec = ToolSpec::new(name, py_to_json(input_schema)?);
+        spec.description = description;
+        spec.title = title;
+        spec.output_schema = output_schema.map(py_to_json).transpose()?;
+        spec.hints = ToolHints { read_only, destructive, idempotent, open_world };
+        spec.strict = strict;
+        spec.output = output.map(parse_output).transpose()?;
+        spec.timeout = timeout.map(|t| seconds(t, "timeout")).transpose()?;
+        let kinds = self.kinds(py)?;
+        let handler = PyTool {
+            func,
+            context_param,
+            runner,
+            wraps_output,
+            kinds,
+            interrupt: Arc::clone(&self.interrupt),
+        };
+        lock(&self.inner).add_tool(spec, Arc::new(handler)).map_err(|e| setup_error(py, e))
+    }
+
+    /// Names of the registered tools, sorted.
+    fn tool_names(&self) -> Vec<String> {
+        lock(&self.inner).tool_names()
+    }
+
+    /// Serves stdin/stdout until end of input; returns why it stopped. Re-raises a
+    /// KeyboardInterrupt (or the exception a signal handler raised) that stopped it.
+    fn run_stdio(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let server = self.prepared();
+        let end = py.detach(move || server.serve_stdio());
+        if let Some(err) = self.interrupt.take() {
+            return Err(err);
+        }
+        match end {
+            Ok(end) => Ok(end_name(end)),
+            Err(e) => Err(setup_error(py, e)),
+        }
+    }
+
+    /// Starts serving an in-memory connection on a background thread.
+    #[pyo3(signature = (*, max_line_bytes=None))]
+    fn connect(&self, max_line_bytes: Option<usize>) -> PyResult<MemorySession> {
+        let mut server = lock(&self.inner).clone();
+        let (transport, client) = match max_line_bytes {
+            Some(cap) => memory_pair_with_cap(cap),
+            None => memory_pair(),
+        };
+        server.config_mut().exit_on_hang = false;
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("mcpline-memory-server".into())
+            .spawn(move || {
+                let end = server.serve(Arc::new(transport));
+                let _ = done_tx.send(end);
+            })
+            .map_err(|e| PyValueError::new_err(format!("cannot start the server thread: {e}")))?;
+        Ok(MemorySession { client, done: Mutex::new(done_rx), end: Mutex::new(None) })
+    }
+}
+
+impl PyServer {
+    fn kinds(&self, py: Python<'_>) -> PyResult<Arc<Kinds>> {
+        let mut slot = lock(&self.kinds);
+        if let Some(k) = &*slot {
+            return Ok(Arc::clone(k));
+        }
+        let k = Arc::new(Kinds::load(py)?);
+        *slot = Some(Arc::clone(&k));
+        Ok(k)
+    }
+
+    /// A copy of the server whose idle worker notices signals (KeyboardInterrupt, SIGTERM).
+    fn prepared(&self) -> Server {
+        let mut server = lock(&self.inner).clone();
+        let interrupt = Arc::clone(&self.interrupt);
+        server.set_stop_check(Arc::new(move || {
+            if interrupt.is_set() {
+                return true;
+            }
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(err) => {
+                    interrupt.set(err);
+                    true
+                }
+            })
+        }));
+        server
+    }
+}
+
+fn parse_output(mode: &str) -> PyResult<OutputMode> {
+    OutputMode::parse(mode).ok_or_else(|| {
+        PyValueError::new_err(format!("output must be \"error\", \"result\" or \"off\", not {mode:?}"))
+    })
+}
+
+fn seconds(v: f64, what: &str) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(v)
+        .map_err(|_| PyValueError::new_err(format!("{what} must be a non-negative number of seconds")))
+}
+
+/// The client end of an in-memory connection to a running server (see `mcpline.testing`).
+#[pyclass(frozen, module = "mcpline._core", name = "MemorySession")]
+pub(crate) struct MemorySession {
+    client: MemoryClient,
+    done: Mutex<Receiver<ServeEnd>>,
+    end: Mutex<Option<ServeEnd>>,
+}
+
+#[pymethods]
+impl MemorySession {
+    /// Sends one frame (``str`` or ``bytes``, without the newline).
+    fn send(&self, line: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bytes = if let Ok(s) = line.cast::<PyString>() {
+            s.to_str()?.as_bytes().to_vec()
+        } else if let Ok(b) = line.cast::<PyBytes>() {
+            b.as_bytes().to_vec()
+        } else {
+            return Err(PyValueError::new_err("send() takes str or bytes"));
+        };
+        self.client.send(bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// The next frame the server wrote, or ``None`` after ``timeout`` seconds (or when the server
+    /// finished and nothing is left).
+    #[pyo3(signature = (timeout=None))]
+    fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<String>> {
+        let wait = timeout.map(|t| seconds(t, "timeout")).transpose()?;
+        let line = py.detach(|| match wait {
+            Some(d) => self.client.recv_timeout(d),
+            None => self.client.recv(),
+        });
+        Ok(line.map(|l| String::from_utf8_lossy(&l).into_owned()))
+    }
+
+    /// Signals end of input to the server.
+    fn close(&self) {
+        self.client.close();
+    }
+
+    /// Waits for the server to stop; returns why, or ``None`` on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<&'static str>> {
+        if let Some(end) = *lock(&self.end) {
+            return Ok(Some(end_name(end)));
+        }
+        let wait = timeout.map(|t| seconds(t, "timeout")).transpose()?;
+        let end = py.detach(|| {
+            let rx = lock(&self.done);
+            match wait {
+                Some(d) => rx.recv_timeout(d).ok(),
+                None => rx.recv().ok(),
+            }
+        });
+        if let Some(end) = end {
+            *lock(&self.end) = Some(end);
+        }
+        Ok(end.map(end_name))
+    }
+}
