@@ -215,6 +215,11 @@ impl Server {
         Ok(())
     }
 
+    /// Keeps only the tools named in `keep` (the CLI's `--allow`).
+    pub fn retain_tools(&mut self, keep: &[String]) {
+        self.tools.retain(|name, _| keep.iter().any(|k| k == name));
+    }
+
     /// Names of the registered tools, sorted.
     #[must_use]
     pub fn tool_names(&self) -> Vec<String> {

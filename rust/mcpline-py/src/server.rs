@@ -173,6 +173,17 @@ impl PyServer {
         lock(&self.inner).add_tool(spec, Arc::new(handler)).map_err(|e| setup_error(py, e))
     }
 
+    /// A copy of this server exposing only the tools named in ``keep``.
+    fn restricted(&self, keep: Vec<String>) -> Self {
+        let mut server = lock(&self.inner).clone();
+        server.retain_tools(&keep);
+        Self {
+            inner: Mutex::new(server),
+            kinds: Mutex::new(lock(&self.kinds).clone()),
+            interrupt: Arc::new(Interrupt::default()),
+        }
+    }
+
     /// Names of the registered tools, sorted.
     fn tool_names(&self) -> Vec<String> {
         lock(&self.inner).tool_names()
