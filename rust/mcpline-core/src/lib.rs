@@ -50,4 +50,4 @@ pub use tool::{
 pub use transport::{
     MemoryClient, MemoryTransport, StdioTransport, Transport, memory_pair, memory_pair_with_cap,
 };
-pub use validate::ArgumentValidator;
+pub use validate::{ArgumentValidator, SchemaError};
