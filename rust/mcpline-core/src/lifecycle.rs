@@ -1,24 +1,43 @@
-//! Noticing that the process that started us has gone away.
+//! Noticing that the process that started us has gone away, so orphans cannot pile up.
 
-/// The parent process id as seen now.
-#[cfg(unix)]
-pub(crate) fn parent_id() -> u32 {
-    std::os::unix::process::parent_id()
+/// Watches the parent process the server started with.
+pub(crate) struct ParentWatch {
+    #[cfg(unix)]
+    original: u32,
+    #[cfg(windows)]
+    handle: Option<crate::capture::ParentHandle>,
 }
 
-/// Whether the parent we started with is still our parent (on unix an orphan is re-parented,
-/// so a changed parent id means the original one died).
-#[cfg(unix)]
-pub(crate) fn parent_alive(original: u32) -> bool {
-    std::os::unix::process::parent_id() == original
-}
+impl ParentWatch {
+    /// Remembers the current parent.
+    pub(crate) fn new() -> Self {
+        #[cfg(unix)]
+        {
+            Self {
+                original: std::os::unix::process::parent_id(),
+            }
+        }
+        #[cfg(windows)]
+        {
+            Self {
+                handle: crate::capture::ParentHandle::open(),
+            }
+        }
+    }
 
-#[cfg(windows)]
-pub(crate) fn parent_id() -> u32 {
-    crate::capture::windows_parent_id()
-}
-
-#[cfg(windows)]
-pub(crate) fn parent_alive(original: u32) -> bool {
-    crate::capture::windows_process_alive(original)
+    /// Whether that parent still runs. On unix an orphan is re-parented, so a changed parent id
+    /// means the original parent died; on Windows a handle to the parent is waited on, which is
+    /// immune to process id reuse.
+    pub(crate) fn parent_alive(&self) -> bool {
+        #[cfg(unix)]
+        {
+            std::os::unix::process::parent_id() == self.original
+        }
+        #[cfg(windows)]
+        {
+            self.handle
+                .as_ref()
+                .is_none_or(crate::capture::ParentHandle::alive)
+        }
+    }
 }

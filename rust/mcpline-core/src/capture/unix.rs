@@ -1,0 +1,143 @@
+//! The unix half of the capture cell: `fcntl(F_DUPFD_CLOEXEC)`, `dup2` and `fflush(NULL)`.
+//!
+//! Only the standard descriptors 0, 1 and 2 are ever the target of a `dup2`. No Rust object owns
+//! them as an `OwnedFd` (std's `Stdin`/`Stdout`/`Stderr` use the numbers without owning them), so
+//! repointing them cannot violate I/O safety; the caller serialises every change through the
+//! cell's lock.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+
+use super::CaptureError;
+
+/// How often `dup2` is retried on `EINTR`/`EBUSY` (Linux reports `EBUSY` when it races an `open`
+/// that is about to install the target descriptor).
+const DUP2_RETRIES: usize = 100;
+
+/// Nothing to resolve on unix.
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "same signature as the Windows half"
+)]
+pub(super) fn init() -> Result<(), CaptureError> {
+    Ok(())
+}
+
+/// Flushes every C stdio output stream (`fflush(NULL)`).
+pub(super) fn flush_c_stdio() {
+    // SAFETY: `fflush(NULL)` is the documented "flush all output streams" call. It takes no
+    // pointer from us (NULL is the whole argument) and touches only libc's own stream list, which
+    // libc locks itself. Its failure (an unwritable stream) is not ours to report.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
+/// A close-on-exec copy of a standard descriptor, closed when dropped.
+#[derive(Debug)]
+pub(super) struct SavedFd(OwnedFd);
+
+/// A descriptor of the capture file that can be `dup2`-ed onto fds 1 and 2.
+pub(super) struct FileFd<'a>(BorrowedFd<'a>);
+
+/// `fcntl(fd, F_DUPFD_CLOEXEC, 3)`: a close-on-exec copy numbered 3 or above, so that a copy
+/// never lands on a standard descriptor that happens to be closed.
+fn dup_cloexec(fd: RawFd) -> io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC reads only the descriptor number and creates a new descriptor; an
+    // invalid `fd` yields EBADF. No memory is passed.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `new` is a descriptor fcntl has just created for us; nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+/// `dup2(source, target)` for a standard `target`, retried on `EINTR`/`EBUSY`.
+fn dup2(source: RawFd, target: RawFd) -> io::Result<()> {
+    debug_assert!(
+        (0..=2).contains(&target),
+        "only standard descriptors are repointed"
+    );
+    let mut tries = 0;
+    loop {
+        // SAFETY: dup2 only edits the descriptor table. `target` is a standard descriptor that no
+        // Rust object owns (see the module docs) and `source` is a descriptor the caller keeps
+        // open for the duration of the call. No memory is passed.
+        if unsafe { libc::dup2(source, target) } >= 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        tries += 1;
+        match error.raw_os_error() {
+            Some(libc::EINTR | libc::EBUSY) if tries < DUP2_RETRIES => {}
+            _ => return Err(error),
+        }
+    }
+}
+
+/// A close-on-exec copy of standard descriptor `fd`, or `None` if `fd` is closed.
+pub(super) fn try_save(fd: RawFd) -> io::Result<Option<SavedFd>> {
+    match dup_cloexec(fd) {
+        Ok(owned) => Ok(Some(SavedFd(owned))),
+        Err(error) if error.raw_os_error() == Some(libc::EBADF) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Points standard descriptor `fd` (open or closed) at the null device, inheritable.
+pub(super) fn point_at_null(fd: RawFd) -> io::Result<()> {
+    // std opens with O_CLOEXEC; the copy made by dup2 below is inheritable.
+    let null = File::options().read(true).write(true).open("/dev/null")?;
+    if null.as_raw_fd() != fd {
+        return dup2(null.as_raw_fd(), fd);
+    }
+    // `fd` was closed and the lowest free number: the null device landed on it. Keep it there
+    // (it now belongs to the process as a standard descriptor) and make it inheritable.
+    let raw = null.into_raw_fd();
+    // SAFETY: F_SETFD with 0 clears FD_CLOEXEC on `raw`, a descriptor we just opened and
+    // released ownership of on purpose. No memory is passed.
+    if unsafe { libc::fcntl(raw, libc::F_SETFD, 0) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Points standard descriptor `target` at what standard descriptor `source` points at.
+pub(super) fn copy_fd(source: RawFd, target: RawFd) -> io::Result<()> {
+    dup2(source, target)
+}
+
+/// Points standard descriptor `fd` back at its saved copy.
+pub(super) fn restore(fd: RawFd, saved: &SavedFd) -> io::Result<()> {
+    dup2(saved.0.as_raw_fd(), fd)
+}
+
+/// A private (close-on-exec) stream on what `saved` points at, owned by the caller.
+pub(super) fn private_file(saved: &SavedFd) -> io::Result<File> {
+    dup_cloexec(saved.0.as_raw_fd()).map(File::from)
+}
+
+/// The descriptor to `dup2` onto fds 1 and 2: the capture file's own (a `dup2` copy is
+/// inheritable even though the original is close-on-exec).
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "same signature as the Windows half"
+)]
+pub(super) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
+    Ok(FileFd(file.as_fd()))
+}
+
+/// Moves `file` to a descriptor numbered 3 or above if it landed on a closed standard one (a
+/// closed fd 0 is the lowest free number), which is then closed again.
+pub(super) fn off_standard_fds(file: File) -> io::Result<File> {
+    if file.as_raw_fd() > 2 {
+        return Ok(file);
+    }
+    dup_cloexec(file.as_raw_fd()).map(File::from)
+}
+
+/// Points standard descriptor `fd` at the capture file.
+pub(super) fn redirect(fd: RawFd, file: &FileFd<'_>) -> io::Result<()> {
+    dup2(file.0.as_raw_fd(), fd)
+}
