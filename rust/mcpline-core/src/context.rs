@@ -86,8 +86,14 @@ pub(crate) struct CallFlags {
 
 impl CallFlags {
     pub(crate) fn cancel(&self) {
-        if !self.cancelled.swap(true, Ordering::SeqCst) {
-            let hooks = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(PoisonError::into_inner));
+        // Taken so that a progress or log write in flight finishes before the flag flips, and
+        // none starts after it.
+        let guard = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+        let first = !self.cancelled.swap(true, Ordering::SeqCst);
+        drop(guard);
+        if first {
+            let hooks =
+                std::mem::take(&mut *self.hooks.lock().unwrap_or_else(PoisonError::into_inner));
             for hook in hooks {
                 hook();
             }
@@ -195,7 +201,11 @@ impl CallContext {
     /// Registers `hook` to run (on another thread) when the call is cancelled; runs it at once if
     /// it already was.
     pub fn on_cancel(&self, hook: impl Fn() + Send + Sync + 'static) {
-        let mut hooks = self.flags.hooks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut hooks = self
+            .flags
+            .hooks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if self.flags.is_cancelled() {
             drop(hooks);
             hook();
@@ -209,12 +219,17 @@ impl CallContext {
     /// Returns whether a notification was written: never without a token, never after the
     /// response or a cancellation, and only when `done` increases.
     pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = &self.progress_token else { return false };
+        let Some(token) = &self.progress_token else {
+            return false;
+        };
         if self.flags.is_cancelled() || !done.is_finite() {
             return false;
         }
         {
-            let mut last = self.last_progress.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut last = self
+                .last_progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             if last.is_some_and(|prev| done <= prev) {
                 return false;
             }
@@ -232,7 +247,7 @@ impl CallContext {
             }
         }
         let frame = notification_frame("notifications/progress", Value::Object(params));
-        self.flags.while_open(false, || self.session.write_frame(&frame)).is_some()
+        self.send_while_running(&frame)
     }
 
     /// Logs `message` at `level`: as `notifications/message` when the client asked for this level
@@ -250,7 +265,7 @@ impl CallContext {
             params.insert("logger".into(), Value::from(&*self.tool));
             params.insert("data".into(), Value::from(message));
             let frame = notification_frame("notifications/message", Value::Object(params));
-            self.flags.while_open(false, || self.session.write_frame(&frame)).is_some()
+            self.send_while_running(&frame)
         };
         if !sent {
             crate::server::log_line(&format!(
@@ -262,6 +277,21 @@ impl CallContext {
             ));
         }
         sent
+    }
+}
+
+impl CallContext {
+    /// Writes a request-scoped notification unless the call was answered or cancelled.
+    fn send_while_running(&self, frame: &Value) -> bool {
+        self.flags
+            .while_open(false, || {
+                if self.flags.is_cancelled() {
+                    return false;
+                }
+                self.session.write_frame(frame);
+                true
+            })
+            .unwrap_or(false)
     }
 }
 

@@ -9,13 +9,17 @@ use std::io;
 #[non_exhaustive]
 pub enum TransportError {
     /// Reading the protocol input failed for a reason other than end of input.
-    #[error("reading the protocol input failed: {0} (check that the client keeps the server's stdin open)")]
+    #[error(
+        "reading the protocol input failed: {0} (check that the client keeps the server's stdin open)"
+    )]
     Read(#[source] io::Error),
     /// The client closed the protocol output; nothing more can be delivered.
     #[error("the protocol output is closed: {0} (the client went away; the server stops)")]
     OutputClosed(#[source] io::Error),
     /// Writing the protocol output failed for another reason.
-    #[error("writing the protocol output failed: {0} (check the pipe or file the client gave as stdout)")]
+    #[error(
+        "writing the protocol output failed: {0} (check the pipe or file the client gave as stdout)"
+    )]
     Write(#[source] io::Error),
     /// The in-memory peer hung up.
     #[error("the in-memory client was dropped (keep the client alive while the server runs)")]
@@ -46,7 +50,9 @@ pub enum ServerError {
     )]
     InvalidToolName(String),
     /// Two tools share a name.
-    #[error("a tool named {0:?} is already registered (tool names must be unique; pass name=... to rename one)")]
+    #[error(
+        "a tool named {0:?} is already registered (tool names must be unique; pass name=... to rename one)"
+    )]
     DuplicateTool(String),
     /// A tool's input schema cannot be compiled.
     #[error("the inputSchema of tool {tool:?} is not usable: {reason}")]

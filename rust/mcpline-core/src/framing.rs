@@ -40,7 +40,13 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// Wraps `inner`, refusing lines longer than `max_line` bytes.
     pub fn new(inner: R, max_line: usize) -> Self {
-        Self { inner, buf: Vec::with_capacity(64 * 1024), start: 0, max_line: max_line.max(1), eof: false }
+        Self {
+            inner,
+            buf: Vec::with_capacity(64 * 1024),
+            start: 0,
+            max_line: max_line.max(1),
+            eof: false,
+        }
     }
 
     /// The next frame, or `None` at end of input.
@@ -78,7 +84,10 @@ impl<R: Read> LineReader<R> {
             if pending > self.max_line {
                 // Too long already: keep the head once, drop the rest until the newline.
                 let entry = skipping.get_or_insert_with(|| {
-                    (0, self.buf[self.start..self.start + HEAD_KEPT.min(pending)].to_vec())
+                    (
+                        0,
+                        self.buf[self.start..self.start + HEAD_KEPT.min(pending)].to_vec(),
+                    )
                 });
                 entry.0 += pending as u64;
                 self.buf.clear();
@@ -98,6 +107,11 @@ impl<R: Read> LineReader<R> {
                 self.start = 0;
                 return Ok(line.map(Inbound::Line));
             }
+            if self.start == self.buf.len() {
+                self.buf.clear();
+                self.start = 0;
+                scanned = 0;
+            }
             self.fill()?;
         }
     }
@@ -113,10 +127,6 @@ impl<R: Read> LineReader<R> {
     }
 
     fn fill(&mut self) -> io::Result<()> {
-        if self.start > 0 && self.start == self.buf.len() {
-            self.buf.clear();
-            self.start = 0;
-        }
         let len = self.buf.len();
         let want = 64 * 1024;
         self.buf.resize(len + want, 0);
@@ -186,6 +196,36 @@ mod tests {
     fn strips_cr_bom_and_blank_lines() {
         let got = frames(b"\xEF\xBB\xBF{\"a\":1}\r\n\r\n\n  \n{\"b\":2}", 100);
         assert_eq!(got, vec![line("{\"a\":1}"), line("{\"b\":2}")]);
+    }
+
+    /// Reads that end right after a blank line must not lose or merge the next lines.
+    struct Chunks(Vec<&'static [u8]>);
+
+    impl Read for Chunks {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let chunk = self.0.remove(0);
+            out[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn a_read_ending_in_a_blank_line_keeps_the_next_lines_apart() {
+        let mut r = LineReader::new(
+            Chunks(vec![b"{\"a\":1}\n\n", b"{\"b\":2}\n{\"c\":3}\n"]),
+            100,
+        );
+        let mut got = Vec::new();
+        while let Some(f) = r.next_frame().unwrap() {
+            got.push(f);
+        }
+        assert_eq!(
+            got,
+            vec![line("{\"a\":1}"), line("{\"b\":2}"), line("{\"c\":3}")]
+        );
     }
 
     #[test]

@@ -107,7 +107,12 @@ pub(crate) fn result_frame(id: &RequestId, result: Value) -> Value {
 
 /// An error response frame; `id` is omitted (never `null`) when it could not be read.
 #[must_use]
-pub(crate) fn error_frame(id: Option<&RequestId>, code: ErrorCode, message: &str, data: Option<Value>) -> Value {
+pub(crate) fn error_frame(
+    id: Option<&RequestId>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<Value>,
+) -> Value {
     let mut error = Map::new();
     error.insert("code".into(), Value::from(code.0));
     error.insert("message".into(), Value::from(message));

@@ -16,8 +16,12 @@ pub enum Revision {
 }
 
 /// Revisions negotiated through `initialize`, oldest first.
-pub const HANDSHAKE_REVISIONS: [Revision; 4] =
-    [Revision::V2024_11_05, Revision::V2025_03_26, Revision::V2025_06_18, Revision::V2025_11_25];
+pub const HANDSHAKE_REVISIONS: [Revision; 4] = [
+    Revision::V2024_11_05,
+    Revision::V2025_03_26,
+    Revision::V2025_06_18,
+    Revision::V2025_11_25,
+];
 
 /// Revisions served statelessly through the per-request `_meta` envelope.
 pub const STATELESS_REVISIONS: [Revision; 1] = [Revision::V2026_07_28];

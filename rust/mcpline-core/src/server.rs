@@ -15,9 +15,7 @@ use crate::capture::{Capture, ProtectedStdio};
 use crate::context::{CallContext, CallFlags, LogLevel};
 use crate::error::{ServerError, TransportError};
 use crate::framing::{DEFAULT_MAX_LINE, Inbound};
-use crate::jsonrpc::{
-    ErrorCode, IdField, RequestId, encode, error_frame, result_frame, sniff_id,
-};
+use crate::jsonrpc::{ErrorCode, IdField, RequestId, encode, error_frame, result_frame, sniff_id};
 use crate::protocol::{
     HANDSHAKE_REVISIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
     META_PROTOCOL_VERSION, META_SERVER_INFO, Revision, STATELESS_REVISIONS,
@@ -60,7 +58,11 @@ impl ServerInfo {
     /// A server identity with a name and a version.
     #[must_use]
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { name: name.into(), version: version.into(), ..Self::default() }
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
     }
 
     fn to_json(&self, rev: Revision) -> Value {
@@ -168,13 +170,19 @@ impl Server {
     /// A server with no tools and the default configuration.
     #[must_use]
     pub fn new(info: ServerInfo) -> Self {
-        Self { info, config: ServerConfig::default(), tools: BTreeMap::new(), stop_check: None }
+        Self {
+            info,
+            config: ServerConfig::default(),
+            tools: BTreeMap::new(),
+            stop_check: None,
+        }
     }
 
-    /// Installs a check the idle worker runs every [`STOP_POLL`]; when it returns true the server
-    /// stops: the running call is cancelled, queued calls are answered with an error, and
-    /// [`Server::serve`] returns [`ServeEnd::Interrupted`]. The Python binding uses it to react
-    /// to signals.
+    /// Installs a check the worker runs every [`STOP_POLL`] while idle and after each call; when
+    /// it returns true the server stops: calls still queued are answered with an error and
+    /// [`Server::serve`] returns [`ServeEnd::Interrupted`]. It is not run while a call executes
+    /// (the call is on the worker thread; a tool observes interruption itself, as a Python tool
+    /// sees `KeyboardInterrupt`). The Python binding uses it to react to signals.
     pub fn set_stop_check(&mut self, check: StopCheck) {
         self.stop_check = Some(check);
     }
@@ -205,12 +213,20 @@ impl Server {
             return Err(ServerError::DuplicateTool(spec.name));
         }
         let validator = ArgumentValidator::new(&spec.input_schema, spec.strict).map_err(|e| {
-            ServerError::BadSchema { tool: spec.name.clone(), reason: e.to_string() }
+            ServerError::BadSchema {
+                tool: spec.name.clone(),
+                reason: e.to_string(),
+            }
         })?;
         let name: Arc<str> = Arc::from(spec.name.as_str());
         self.tools.insert(
             spec.name.clone(),
-            RegisteredTool { spec, name, validator: Arc::new(validator), handler },
+            RegisteredTool {
+                spec,
+                name,
+                validator: Arc::new(validator),
+                handler,
+            },
         );
         Ok(())
     }
@@ -241,7 +257,11 @@ impl Server {
     pub fn serve_stdio(&self) -> Result<ServeEnd, ServerError> {
         let mut protected = ProtectedStdio::install()?;
         let (input, output) = protected.take_streams();
-        let transport = Arc::new(StdioTransport::new(input, output, self.config.max_line_bytes));
+        let transport = Arc::new(StdioTransport::new(
+            input,
+            output,
+            self.config.max_line_bytes,
+        ));
         let mut server = self.clone();
         server.config.exit_on_hang = true;
         server.config.watch_parent = true;
@@ -298,7 +318,10 @@ impl JobQueue {
     fn push(&self, job: Job) {
         let mut st = lock(&self.state);
         while st.jobs.len() >= self.capacity && !st.closed {
-            st = self.changed.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = self
+                .changed
+                .wait(st)
+                .unwrap_or_else(PoisonError::into_inner);
         }
         st.jobs.push_back(job);
         drop(st);
@@ -314,7 +337,7 @@ impl JobQueue {
                 st.idle = false;
                 drop(st);
                 self.changed.notify_all();
-                return Popped::Job(job);
+                return Popped::Job(Box::new(job));
             }
             let was_busy = !st.idle;
             st.running = None;
@@ -326,10 +349,17 @@ impl JobQueue {
                 return Popped::Closed;
             }
             match poll {
-                None => st = self.changed.wait(st).unwrap_or_else(PoisonError::into_inner),
+                None => {
+                    st = self
+                        .changed
+                        .wait(st)
+                        .unwrap_or_else(PoisonError::into_inner)
+                }
                 Some(d) => {
-                    let (guard, timeout) =
-                        self.changed.wait_timeout(st, d).unwrap_or_else(PoisonError::into_inner);
+                    let (guard, timeout) = self
+                        .changed
+                        .wait_timeout(st, d)
+                        .unwrap_or_else(PoisonError::into_inner);
                     st = guard;
                     if timeout.timed_out() && st.jobs.is_empty() && !st.closed {
                         return Popped::Idle;
@@ -365,7 +395,7 @@ impl JobQueue {
 }
 
 enum Popped {
-    Job(Job),
+    Job(Box<Job>),
     Closed,
     Idle,
 }
@@ -378,7 +408,9 @@ struct Batch {
 impl Batch {
     fn new() -> Self {
         // One outstanding "seal" until every member has been read.
-        Self { state: Mutex::new((Vec::new(), 1)) }
+        Self {
+            state: Mutex::new((Vec::new(), 1)),
+        }
     }
 
     fn expect(&self) {
@@ -473,7 +505,10 @@ impl Session {
             self.spawn_parent_watch();
         }
         loop {
-            let job = match self.queue.pop(self.stop_check.is_some().then_some(STOP_POLL)) {
+            let job = match self
+                .queue
+                .pop(self.stop_check.is_some().then_some(STOP_POLL))
+            {
                 Popped::Job(job) => job,
                 Popped::Closed => break,
                 Popped::Idle => {
@@ -489,7 +524,7 @@ impl Session {
             if job.flags.is_cancelled() {
                 continue;
             }
-            self.run_job(job);
+            self.run_job(*job);
             if self.stop_check.as_ref().is_some_and(|check| check()) {
                 self.set_end(ServeEnd::Interrupted);
                 self.queue.close();
@@ -505,6 +540,18 @@ impl Session {
     }
 
     fn read_loop(self: Arc<Self>) {
+        /// Closes the queue even if the reader unwinds, so the worker can never wait forever.
+        struct CloseOnExit<'a>(&'a Session);
+        impl Drop for CloseOnExit<'_> {
+            fn drop(&mut self) {
+                if thread::panicking() {
+                    log_line("the reader thread failed; stopping after the queued calls");
+                    self.0.set_end(ServeEnd::ReadFailed);
+                }
+                self.0.queue.close();
+            }
+        }
+        let _close = CloseOnExit(&self);
         let end = loop {
             if self.output_closed.load(Ordering::SeqCst) {
                 break ServeEnd::OutputClosed;
@@ -518,7 +565,12 @@ impl Session {
                          (raise max_line_bytes or send less)",
                         self.config.max_line_bytes
                     );
-                    self.write_frame(&error_frame(id.as_ref(), ErrorCode::INVALID_REQUEST, &msg, None));
+                    self.write_frame(&error_frame(
+                        id.as_ref(),
+                        ErrorCode::INVALID_REQUEST,
+                        &msg,
+                        None,
+                    ));
                 }
                 Ok(None) => break ServeEnd::EndOfInput,
                 Err(e) => {
@@ -542,7 +594,9 @@ impl Session {
         }
         self.abandon_work("end of input and the grace period passed");
         if self.config.exit_on_hang
-            && !self.queue.wait_idle(Instant::now() + Duration::from_millis(500))
+            && !self
+                .queue
+                .wait_idle(Instant::now() + Duration::from_millis(500))
         {
             log_line("a tool is still running after end of input; exiting without it");
             let _ = std::io::stderr().flush();
@@ -561,25 +615,28 @@ impl Session {
         }
         for job in queued {
             let msg = format!("the server is shutting down ({why}); this call was not run");
-            self.complete(&job.id, error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None));
+            let frame = error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None);
+            self.complete(&job.id, &job.flags, frame);
         }
     }
 
     fn spawn_parent_watch(self: &Arc<Self>) {
         let me = Arc::clone(self);
-        let spawned = thread::Builder::new().name("mcpline-parent-watch".into()).spawn(move || {
-            let original = crate::lifecycle::parent_id();
-            loop {
-                thread::sleep(Duration::from_millis(250));
-                if !crate::lifecycle::parent_alive(original) {
-                    log_line("the parent process is gone; exiting");
-                    me.set_end(ServeEnd::ParentGone);
-                    me.abandon_work("the parent process is gone");
-                    let _ = std::io::stderr().flush();
-                    std::process::exit(0);
+        let spawned = thread::Builder::new()
+            .name("mcpline-parent-watch".into())
+            .spawn(move || {
+                let watch = crate::lifecycle::ParentWatch::new();
+                loop {
+                    thread::sleep(Duration::from_millis(250));
+                    if !watch.parent_alive() {
+                        log_line("the parent process is gone; exiting");
+                        me.set_end(ServeEnd::ParentGone);
+                        me.abandon_work("the parent process is gone");
+                        let _ = std::io::stderr().flush();
+                        std::process::exit(0);
+                    }
                 }
-            }
-        });
+            });
         if let Err(e) = spawned {
             log_line(&format!("cannot watch the parent process: {e}"));
         }
@@ -618,9 +675,17 @@ impl Session {
         }
     }
 
-    /// The one place a tool call's response is released: at most once, never after a cancel.
-    fn complete(&self, id: &RequestId, frame: Value) {
-        let entry = lock(&self.pending).remove(id);
+    /// The one place a tool call's response is released: at most once, never after a cancel,
+    /// and only for the call that `flags` belongs to (an id may be reused once a call was
+    /// cancelled, while the cancelled call is still winding down).
+    fn complete(&self, id: &RequestId, flags: &Arc<CallFlags>, frame: Value) {
+        let entry = {
+            let mut pending = lock(&self.pending);
+            match pending.get(id) {
+                Some(p) if Arc::ptr_eq(&p.flags, flags) => pending.remove(id),
+                _ => None,
+            }
+        };
         let Some(entry) = entry else { return };
         let send = || match &entry.route {
             Route::Direct => self.write_frame(&frame),
@@ -675,7 +740,10 @@ impl Session {
     }
 
     fn handle_batch(&self, items: Vec<Value>) {
-        let batching = self.handshake.get().is_some_and(|h| h.revision.has_batches());
+        let batching = self
+            .handshake
+            .get()
+            .is_some_and(|h| h.revision.has_batches());
         if !batching || items.is_empty() {
             let msg = if items.is_empty() {
                 "Invalid Request: an empty batch"
@@ -819,8 +887,9 @@ impl Session {
         route: &Route,
     ) -> Result<Reply, RequestError> {
         let meta = params.get("_meta").and_then(Value::as_object);
-        let stateless = meta
-            .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION) || m.contains_key(META_CLIENT_CAPABILITIES));
+        let stateless = meta.is_some_and(|m| {
+            m.contains_key(META_PROTOCOL_VERSION) || m.contains_key(META_CLIENT_CAPABILITIES)
+        });
         if stateless {
             return self.handle_stateless(id, method, params, route);
         }
@@ -876,13 +945,20 @@ impl Session {
         params: Map<String, Value>,
         route: &Route,
     ) -> Result<Reply, RequestError> {
-        let meta = params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+        let meta = params
+            .get("_meta")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let Some(requested) = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str) else {
             return Err(invalid_params(format!(
                 "Invalid params: params._meta must carry {META_PROTOCOL_VERSION} (a string)"
             )));
         };
-        if !meta.get(META_CLIENT_CAPABILITIES).is_some_and(Value::is_object) {
+        if !meta
+            .get(META_CLIENT_CAPABILITIES)
+            .is_some_and(Value::is_object)
+        {
             return Err(invalid_params(format!(
                 "Invalid params: params._meta must carry {META_CLIENT_CAPABILITIES} (an object)"
             )));
@@ -899,7 +975,9 @@ impl Session {
         let log_level = match meta.get(META_LOG_LEVEL) {
             None => None,
             Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {
-                invalid_params(format!("Invalid params: {META_LOG_LEVEL} is not a log level"))
+                invalid_params(format!(
+                    "Invalid params: {META_LOG_LEVEL} is not a log level"
+                ))
             })?),
         };
         let client_info = meta.get(META_CLIENT_INFO).cloned();
@@ -919,7 +997,9 @@ impl Session {
         if rev.is_stateless() {
             if let Value::Object(obj) = &mut result {
                 obj.insert("resultType".into(), Value::from("complete"));
-                let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+                let meta = obj
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(meta) = meta {
                     meta.insert(META_SERVER_INFO.into(), self.info.to_json(rev));
                 }
@@ -928,7 +1008,11 @@ impl Session {
         result
     }
 
-    fn initialize(&self, id: &RequestId, params: &Map<String, Value>) -> Result<Reply, RequestError> {
+    fn initialize(
+        &self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+    ) -> Result<Reply, RequestError> {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return Err(invalid_params(
                 "Invalid params: initialize needs \"protocolVersion\" (a string)".into(),
@@ -938,7 +1022,14 @@ impl Session {
             .filter(|r| HANDSHAKE_REVISIONS.contains(r))
             .unwrap_or_else(Revision::newest_handshake);
         let client_info = params.get("clientInfo").cloned();
-        if self.handshake.set(Handshake { revision, client_info }).is_err() {
+        if self
+            .handshake
+            .set(Handshake {
+                revision,
+                client_info,
+            })
+            .is_err()
+        {
             return Err((
                 ErrorCode::INVALID_REQUEST,
                 "Invalid Request: the session is already initialized".into(),
@@ -962,7 +1053,10 @@ impl Session {
         let supported: Vec<&str> = STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect();
         let mut result = Map::new();
         result.insert("supportedVersions".into(), json!(supported));
-        result.insert("capabilities".into(), json!({"tools": {"listChanged": false}}));
+        result.insert(
+            "capabilities".into(),
+            json!({"tools": {"listChanged": false}}),
+        );
         if let Some(text) = &self.info.instructions {
             result.insert("instructions".into(), Value::from(text.as_str()));
         }
@@ -972,7 +1066,11 @@ impl Session {
         Value::Object(result)
     }
 
-    fn list_tools(&self, rev: Revision, params: &Map<String, Value>) -> Result<Value, RequestError> {
+    fn list_tools(
+        &self,
+        rev: Revision,
+        params: &Map<String, Value>,
+    ) -> Result<Value, RequestError> {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => c
@@ -985,15 +1083,27 @@ impl Session {
                          earlier tools/list)"
                     ))
                 })?,
-            Some(_) => return Err(invalid_params("Invalid params: cursor must be a string".into())),
+            Some(_) => {
+                return Err(invalid_params(
+                    "Invalid params: cursor must be a string".into(),
+                ));
+            }
         };
         let page = self.config.page_size.max(1);
-        let tools: Vec<Value> =
-            self.tools.values().skip(start).take(page).map(|t| t.spec.descriptor(rev)).collect();
+        let tools: Vec<Value> = self
+            .tools
+            .values()
+            .skip(start)
+            .take(page)
+            .map(|t| t.spec.descriptor(rev))
+            .collect();
         let mut result = Map::new();
         result.insert("tools".into(), Value::Array(tools));
         if start + page < self.tools.len() {
-            result.insert("nextCursor".into(), Value::from(format!("tools:{}", start + page)));
+            result.insert(
+                "nextCursor".into(),
+                Value::from(format!("tools:{}", start + page)),
+            );
         }
         if rev.is_stateless() {
             result.insert("ttlMs".into(), Value::from(self.config.list_ttl_ms));
@@ -1012,7 +1122,9 @@ impl Session {
         route: &Route,
     ) -> Result<Reply, RequestError> {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return Err(invalid_params("Invalid params: tools/call needs \"name\" (a string)".into()));
+            return Err(invalid_params(
+                "Invalid params: tools/call needs \"name\" (a string)".into(),
+            ));
         };
         let Some(tool) = self.tools.get(name) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).take(20).collect();
@@ -1042,7 +1154,9 @@ impl Session {
             if pending.contains_key(id) {
                 return Err((
                     ErrorCode::INVALID_REQUEST,
-                    format!("Invalid Request: request id {id} is already in use by a call in progress"),
+                    format!(
+                        "Invalid Request: request id {id} is already in use by a call in progress"
+                    ),
                     None,
                 ));
             }
@@ -1050,7 +1164,13 @@ impl Session {
                 Route::Direct => Route::Direct,
                 Route::Batch(b) => Route::Batch(Arc::clone(b)),
             };
-            pending.insert(id.clone(), Pending { flags: Arc::clone(&flags), route });
+            pending.insert(
+                id.clone(),
+                Pending {
+                    flags: Arc::clone(&flags),
+                    route,
+                },
+            );
         }
         self.queue.push(Job {
             id: id.clone(),
@@ -1084,7 +1204,7 @@ impl Session {
             Err(message) => ToolOutput::error(message),
         };
         let result = self.stamp(job.revision, output.to_result(job.revision));
-        self.complete(&job.id, result_frame(&job.id, result));
+        self.complete(&job.id, &job.flags, result_frame(&job.id, result));
     }
 
     fn invoke(&self, tool: &RegisteredTool, arguments: Value, ctx: &CallContext) -> ToolOutput {
@@ -1101,7 +1221,10 @@ impl Session {
         } else {
             None
         };
-        let timer = tool.spec.timeout.map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+        let timer = tool
+            .spec
+            .timeout
+            .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
         let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
         drop(timer);
         let mut output = match outcome {
@@ -1134,7 +1257,9 @@ impl Session {
                     }
                     if mode == OutputMode::Result || output.is_error {
                         let tail = captured.tail_text(self.config.attach_limit);
-                        output.content.push(Content::Text(format!("Output of the tool run:\n{tail}")));
+                        output
+                            .content
+                            .push(Content::Text(format!("Output of the tool run:\n{tail}")));
                     }
                 }
                 Ok(_) => {}
@@ -1154,20 +1279,25 @@ impl Timer {
     fn start(limit: Duration, flags: Arc<CallFlags>) -> Self {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let theirs = Arc::clone(&stop);
-        let spawned = thread::Builder::new().name("mcpline-timeout".into()).spawn(move || {
-            let (m, cv) = &*theirs;
-            let deadline = Instant::now() + limit;
-            let mut stopped = lock(m);
-            while !*stopped {
-                let now = Instant::now();
-                if now >= deadline {
-                    drop(stopped);
-                    flags.time_out();
-                    return;
+        let spawned = thread::Builder::new()
+            .name("mcpline-timeout".into())
+            .spawn(move || {
+                let (m, cv) = &*theirs;
+                let deadline = Instant::now() + limit;
+                let mut stopped = lock(m);
+                while !*stopped {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        drop(stopped);
+                        flags.time_out();
+                        return;
+                    }
+                    stopped = cv
+                        .wait_timeout(stopped, deadline - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
                 }
-                stopped = cv.wait_timeout(stopped, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
-            }
-        });
+            });
         if let Err(e) = spawned {
             log_line(&format!("cannot start a timeout timer: {e}"));
         }
@@ -1189,5 +1319,9 @@ fn invalid_params(msg: String) -> RequestError {
 }
 
 fn method_not_found(method: &str) -> RequestError {
-    (ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method:?}"), None)
+    (
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method:?}"),
+        None,
+    )
 }

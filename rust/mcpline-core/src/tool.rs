@@ -143,7 +143,9 @@ impl ToolSpec {
 #[must_use]
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// One content block of a tool result.
@@ -228,7 +230,10 @@ fn raw_for(value: &Value, rev: Revision) -> Value {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "audio" if !rev.has_annotations() => {
-            let mime = value.get("mimeType").and_then(Value::as_str).unwrap_or("audio");
+            let mime = value
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("audio");
             downgrade_note("audio", mime, rev)
         }
         "resource_link" if !rev.has_structured_output() => {
@@ -269,20 +274,32 @@ impl ToolOutput {
     /// A successful text result.
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text(text.into())], structured: None, is_error: false }
+        Self {
+            content: vec![Content::Text(text.into())],
+            structured: None,
+            is_error: false,
+        }
     }
 
     /// A tool error (`isError: true`) with one text block.
     #[must_use]
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text(text.into())], structured: None, is_error: true }
+        Self {
+            content: vec![Content::Text(text.into())],
+            structured: None,
+            is_error: true,
+        }
     }
 
     /// Structured data plus its JSON text mirror.
     #[must_use]
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
-        Self { content: vec![Content::Text(text)], structured: Some(value), is_error: false }
+        Self {
+            content: vec![Content::Text(text)],
+            structured: Some(value),
+            is_error: false,
+        }
     }
 
     /// The `CallToolResult` object for `rev`.

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -42,13 +42,18 @@ pub struct StdioTransport<R = File, W = File> {
 impl<R: Read + Send, W: Write + Send> StdioTransport<R, W> {
     /// Frames `input` and `output`, refusing inbound lines longer than `max_line` bytes.
     pub fn new(input: R, output: W, max_line: usize) -> Self {
-        Self { reader: Mutex::new(LineReader::new(input, max_line)), writer: Mutex::new(output) }
+        Self {
+            reader: Mutex::new(LineReader::new(input, max_line)),
+            writer: Mutex::new(output),
+        }
     }
 }
 
 impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
     fn read_line(&self) -> Result<Option<Inbound>, TransportError> {
-        lock(&self.reader).next_frame().map_err(TransportError::Read)
+        lock(&self.reader)
+            .next_frame()
+            .map_err(TransportError::Read)
     }
 
     fn write_line(&self, line: &[u8]) -> Result<(), TransportError> {
@@ -87,8 +92,15 @@ pub fn memory_pair_with_cap(max_line: usize) -> (MemoryTransport, MemoryClient) 
     let (to_server, inbound) = mpsc::channel();
     let (outbound, from_server) = mpsc::channel();
     (
-        MemoryTransport { inbound: Mutex::new(inbound), outbound, max_line },
-        MemoryClient { to_server: Mutex::new(Some(to_server)), from_server: Mutex::new(from_server) },
+        MemoryTransport {
+            inbound: Mutex::new(inbound),
+            outbound,
+            max_line,
+        },
+        MemoryClient {
+            to_server: Mutex::new(Some(to_server)),
+            from_server: Mutex::new(from_server),
+        },
     )
 }
 
@@ -96,7 +108,9 @@ impl Transport for MemoryTransport {
     fn read_line(&self) -> Result<Option<Inbound>, TransportError> {
         let rx = lock(&self.inbound);
         loop {
-            let Ok(bytes) = rx.recv() else { return Ok(None) };
+            let Ok(bytes) = rx.recv() else {
+                return Ok(None);
+            };
             // Reuse the real framing rules (CR, BOM, blank lines, cap) on each chunk sent.
             let mut reader = LineReader::new(&bytes[..], self.max_line);
             if let Some(frame) = reader.next_frame().map_err(TransportError::Read)? {
@@ -106,7 +120,9 @@ impl Transport for MemoryTransport {
     }
 
     fn write_line(&self, line: &[u8]) -> Result<(), TransportError> {
-        self.outbound.send(line.to_vec()).map_err(|_| TransportError::PeerGone)
+        self.outbound
+            .send(line.to_vec())
+            .map_err(|_| TransportError::PeerGone)
     }
 }
 
@@ -131,10 +147,7 @@ impl MemoryClient {
     /// server has finished and nothing is left.
     #[must_use]
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Vec<u8>> {
-        match lock(&self.from_server).recv_timeout(timeout) {
-            Ok(line) => Some(line),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        lock(&self.from_server).recv_timeout(timeout).ok()
     }
 
     /// The next line, waiting until the server writes or finishes.
