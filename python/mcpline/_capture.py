@@ -7,7 +7,7 @@ from types import TracebackType
 from mcpline import _core
 
 
-class capture:  # noqa: N801 - used like a function: ``with mcpline.capture() as out``
+class capture:
     """Capture everything written to fds 1 and 2 (Python, C code and child processes).
 
     ```python

@@ -40,7 +40,8 @@ def load_server(target: str) -> Server:
         found = [v for v in vars(module).values() if isinstance(v, Server)]
         if len(found) != 1:
             raise SystemExit(
-                f"mcpline: {location} defines {len(found)} Server objects; name one: {location}:NAME"
+                f"mcpline: {location} defines {len(found)} Server objects; "
+                f"name one: {location}:NAME"
             )
         server = found[0]
     if not isinstance(server, Server):

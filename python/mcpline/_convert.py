@@ -40,8 +40,11 @@ def converter_for(annotation: Any) -> Converter | None:
         if hasattr(annotation, "model_validate"):
             return annotation.model_validate  # type: ignore[no-any-return]
     if origin in (list, abc.Sequence, abc.MutableSequence) and args:
-        item = converter_for(args[0])
-        return None if item is None else (lambda v: [item(x) for x in v])
+        element = converter_for(args[0])
+        if element is None:
+            return None
+        convert_element = element
+        return lambda v: [convert_element(x) for x in v]
     if origin in (set, frozenset, abc.Set, abc.MutableSet):
         item = converter_for(args[0]) if args else None
         kind = frozenset if origin is frozenset else set
@@ -83,7 +86,11 @@ def _dataclass(cls: type) -> Converter:
     def convert(value: Any) -> Any:
         if not isinstance(value, dict):
             return value
-        return cls(**{k: (fields[k](v) if fields.get(k) else v) for k, v in value.items()})
+        converted = {}
+        for key, item in value.items():
+            conv = fields.get(key)
+            converted[key] = conv(item) if conv is not None else item
+        return cls(**converted)
 
     return convert
 

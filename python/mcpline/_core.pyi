@@ -3,6 +3,15 @@
 from collections.abc import Callable
 from typing import Any, final
 
+__all__ = [
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "CaptureCell",
+    "Context",
+    "MemorySession",
+    "Server",
+    "__version__",
+]
+
 __version__: str
 SUPPORTED_PROTOCOL_VERSIONS: list[str]
 

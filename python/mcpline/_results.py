@@ -18,7 +18,7 @@ class Cancelled(McplineError):
     """Raised by ``Context.check_cancelled()`` once the client cancelled the call."""
 
 
-class SetupError(McplineError, ValueError):
+class SetupError(McplineError, ValueError, TypeError):
     """A tool or server cannot be registered or configured as given."""
 
 

@@ -93,7 +93,6 @@ class Server:
     def tool(
         self,
         fn: Callable[..., Any] | None = None,
-        /,
         *,
         name: str | None = None,
         title: str | None = None,
@@ -151,8 +150,15 @@ class Server:
         timeout: float | None,
     ) -> None:
         from mcpline._convert import converter_for, wrap_callable
+        from mcpline._results import SetupError
 
-        shape = describe(func, name=name, description=description, context_types=(_core.Context,))
+        try:
+            shape = describe(
+                func, name=name, description=description, context_types=(_core.Context,)
+            )
+        except (TypeError, ValueError) as e:
+            label = name or getattr(func, "__name__", repr(func))
+            raise SetupError(f"cannot register tool {label!r}: {e}") from e
         try:
             annotations = typing.get_type_hints(func, include_extras=True)
         except Exception:

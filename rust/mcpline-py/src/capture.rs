@@ -21,7 +21,9 @@ impl PyCaptureCell {
     fn begin(py: Python<'_>) -> PyResult<Self> {
         flush_python_streams(py);
         let capture = Capture::begin().map_err(|e| capture_error(py, e))?;
-        Ok(Self { active: Mutex::new(Some(capture)) })
+        Ok(Self {
+            active: Mutex::new(Some(capture)),
+        })
     }
 
     /// Flushes, restores fds 1 and 2, and returns ``(text, total_bytes)``: the captured text

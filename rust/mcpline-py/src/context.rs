@@ -39,7 +39,10 @@ impl PyContext {
     /// The client's ``clientInfo`` (``{"name": ..., "version": ...}``) when it sent one.
     #[getter]
     fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.client_info().map(|v| json_to_py(py, v)).transpose()
+        self.inner
+            .client_info()
+            .map(|v| json_to_py(py, v))
+            .transpose()
     }
 
     /// True once the client cancelled the call, its timeout passed, or the server is stopping.
@@ -51,7 +54,11 @@ impl PyContext {
     /// Raises ``mcpline.Cancelled`` if the call was cancelled; call it between steps of long work.
     fn check_cancelled(&self, py: Python<'_>) -> PyResult<()> {
         if self.inner.is_cancelled() {
-            Err(mcpline_error(py, "Cancelled", "the call was cancelled".into()))
+            Err(mcpline_error(
+                py,
+                "Cancelled",
+                "the call was cancelled".into(),
+            ))
         } else {
             Ok(())
         }
@@ -60,7 +67,13 @@ impl PyContext {
     /// Reports progress; sent only when the client asked for it (a progress token), only while
     /// the call runs, and only when ``done`` increases. Returns whether it was sent.
     #[pyo3(signature = (done, total=None, message=None))]
-    fn progress(&self, py: Python<'_>, done: f64, total: Option<f64>, message: Option<&str>) -> bool {
+    fn progress(
+        &self,
+        py: Python<'_>,
+        done: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
         let ctx = self.inner.clone();
         let message = message.map(str::to_owned);
         py.detach(move || ctx.progress(done, total, message.as_deref()))

@@ -2,12 +2,38 @@
 
 use mcpline_core::{Content, ToolOutput};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 use serde_json::{Map, Value};
 
 /// A JSON value as a Python object.
 pub(crate) fn json_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     pythonize::pythonize(py, value).map_err(PyErr::from)
+}
+
+/// Tool arguments as keyword arguments. JSON Schema counts `1.0` as an integer, so top-level
+/// parameters declared `integer` receive a Python `int` for integral numbers.
+pub(crate) fn arguments_to_kwargs<'py>(
+    py: Python<'py>,
+    arguments: &Value,
+    integer_params: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
+    let kwargs = json_to_py(py, arguments)?.cast_into::<PyDict>()?;
+    if integer_params.is_empty() {
+        return Ok(kwargs);
+    }
+    for name in integer_params {
+        if let Some(Value::Number(n)) = arguments.get(name) {
+            if let (None, None, Some(f)) = (n.as_i64(), n.as_u64(), n.as_f64()) {
+                if f.fract() == 0.0 {
+                    let int = py.import("builtins")?.getattr("int")?.call1((f,))?;
+                    kwargs.set_item(name, int)?;
+                }
+            }
+        }
+    }
+    Ok(kwargs)
 }
 
 /// A Python object made of dict/list/str/int/float/bool/None as a JSON value.
@@ -40,34 +66,101 @@ impl Kinds {
     }
 }
 
-fn is_plain_json(obj: &Bound<'_, PyAny>) -> bool {
-    obj.is_instance_of::<PyBool>()
-        || obj.is_instance_of::<PyInt>()
-        || obj.is_instance_of::<PyFloat>()
-        || obj.is_instance_of::<PyString>()
-        || obj.is_instance_of::<PyList>()
-        || obj.is_instance_of::<PyDict>()
-        || obj.is_instance_of::<PyTuple>()
+/// Why a Python value is not JSON data (`None`: it is some other kind of object).
+enum NotJson {
+    Other,
+    Bad(String),
+}
+
+/// Converts plain Python data (dict with str keys, list, tuple, str, int, float, bool, None) to
+/// JSON, refusing what JSON cannot hold (NaN, infinities, integers beyond 64 bits).
+fn plain_json(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
+    if depth > 200 {
+        return Err(NotJson::Bad(
+            "the value is nested more than 200 levels deep".into(),
+        ));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        if let Ok(v) = i.extract::<i64>() {
+            return Ok(Value::from(v));
+        }
+        if let Ok(v) = i.extract::<u64>() {
+            return Ok(Value::from(v));
+        }
+        return Err(NotJson::Bad(format!(
+            "the integer {} does not fit in 64 bits (return it as a string)",
+            i.str().map(|s| s.to_string()).unwrap_or_default()
+        )));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| NotJson::Bad(format!("{v} is not representable in JSON")));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s
+            .to_str()
+            .map(|s| Value::String(s.to_owned()))
+            .map_err(|e| NotJson::Bad(e.to_string()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(NotJson::Other);
+            };
+            let key = key
+                .to_str()
+                .map_err(|e| NotJson::Bad(e.to_string()))?
+                .to_owned();
+            map.insert(key, plain_json(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|v| plain_json(&v, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|v| plain_json(&v, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    Err(NotJson::Other)
 }
 
 /// Plain JSON data from any return value (dataclasses, enums, pydantic models via `to_jsonable`).
 fn jsonable(py: Python<'_>, obj: &Bound<'_, PyAny>, kinds: &Kinds) -> PyResult<Value> {
-    if is_plain_json(obj) || obj.is_none() {
-        if let Ok(v) = py_to_json(obj) {
-            if !contains_unrepresentable(&v) {
-                return Ok(v);
-            }
+    match plain_json(obj, 0) {
+        Ok(v) => return Ok(v),
+        Err(NotJson::Bad(why)) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "the tool's return value is not JSON data: {why}"
+            )));
         }
+        Err(NotJson::Other) => {}
     }
     let plain = kinds.to_jsonable.call1(py, (obj,))?;
-    py_to_json(plain.bind(py))
-}
-
-fn contains_unrepresentable(v: &Value) -> bool {
-    match v {
-        Value::Array(items) => items.iter().any(contains_unrepresentable),
-        Value::Object(map) => map.values().any(contains_unrepresentable),
-        _ => false,
+    match plain_json(plain.bind(py), 0) {
+        Ok(v) => Ok(v),
+        Err(NotJson::Bad(why)) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "the tool's return value is not JSON data: {why}"
+        ))),
+        Err(NotJson::Other) => Err(pyo3::exceptions::PyTypeError::new_err(
+            "the tool's return value could not be converted to JSON data",
+        )),
     }
 }
 
@@ -99,7 +192,9 @@ fn media(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, String)> {
     } else if let Ok(b) = data.cast::<PyByteArray>() {
         b.to_vec()
     } else {
-        return Err(pyo3::exceptions::PyTypeError::new_err("Image/Audio data must be bytes"));
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "Image/Audio data must be bytes",
+        ));
     };
     Ok((bytes, obj.getattr("mime_type")?.extract::<String>()?))
 }
@@ -118,6 +213,9 @@ fn content_block(py: Python<'_>, item: &Bound<'_, PyAny>, kinds: &Kinds) -> PyRe
     }
     if let Ok(b) = item.cast::<PyBytes>() {
         return Ok(bytes_block(b.as_bytes()));
+    }
+    if let Ok(b) = item.cast::<PyByteArray>() {
+        return Ok(bytes_block(&b.to_vec()));
     }
     if item.is_instance_of::<PyDict>() {
         let value = py_to_json(item)?;
@@ -174,10 +272,16 @@ pub(crate) fn to_output(
         || obj.is_instance(kinds.audio.bind(py))?
         || obj.is_instance_of::<PyBytes>()
     {
-        return Ok(ToolOutput { content: vec![content_block(py, obj, kinds)?], ..ToolOutput::default() });
+        return Ok(ToolOutput {
+            content: vec![content_block(py, obj, kinds)?],
+            ..ToolOutput::default()
+        });
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(ToolOutput { content: vec![bytes_block(&b.to_vec())], ..ToolOutput::default() });
+        return Ok(ToolOutput {
+            content: vec![bytes_block(&b.to_vec())],
+            ..ToolOutput::default()
+        });
     }
     let value = jsonable(py, obj, kinds)?;
     let text = value.to_string();

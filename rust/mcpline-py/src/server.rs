@@ -68,8 +68,14 @@ impl PyServer {
         website_url: Option<String>,
         instructions: Option<String>,
     ) -> Self {
-        let info =
-            ServerInfo { name, version, title, description, website_url, instructions };
+        let info = ServerInfo {
+            name,
+            version,
+            title,
+            description,
+            website_url,
+            instructions,
+        };
         Self {
             inner: Mutex::new(Server::new(info)),
             kinds: Mutex::new(None),
@@ -83,6 +89,7 @@ impl PyServer {
     #[allow(clippy::too_many_arguments)]
     fn configure(
         &self,
+        py: Python<'_>,
         output: Option<&str>,
         attach_limit: Option<usize>,
         max_line_bytes: Option<usize>,
@@ -95,7 +102,7 @@ impl PyServer {
         let mut server = lock(&self.inner);
         let config = server.config_mut();
         if let Some(mode) = output {
-            config.output = parse_output(mode)?;
+            config.output = parse_output(py, mode)?;
         }
         if let Some(v) = attach_limit {
             config.attach_limit = v;
@@ -154,12 +161,18 @@ impl PyServer {
         timeout: Option<f64>,
     ) -> PyResult<()> {
         let mut spec = ToolSpec::new(name, py_to_json(input_schema)?);
+        let integer_params = integer_params(&spec.input_schema);
         spec.description = description;
         spec.title = title;
         spec.output_schema = output_schema.map(py_to_json).transpose()?;
-        spec.hints = ToolHints { read_only, destructive, idempotent, open_world };
+        spec.hints = ToolHints {
+            read_only,
+            destructive,
+            idempotent,
+            open_world,
+        };
         spec.strict = strict;
-        spec.output = output.map(parse_output).transpose()?;
+        spec.output = output.map(|o| parse_output(py, o)).transpose()?;
         spec.timeout = timeout.map(|t| seconds(t, "timeout")).transpose()?;
         let kinds = self.kinds(py)?;
         let handler = PyTool {
@@ -167,10 +180,13 @@ impl PyServer {
             context_param,
             runner,
             wraps_output,
+            integer_params,
             kinds,
             interrupt: Arc::clone(&self.interrupt),
         };
-        lock(&self.inner).add_tool(spec, Arc::new(handler)).map_err(|e| setup_error(py, e))
+        lock(&self.inner)
+            .add_tool(spec, Arc::new(handler))
+            .map_err(|e| setup_error(py, e))
     }
 
     /// A copy of this server exposing only the tools named in ``keep``.
@@ -220,7 +236,11 @@ impl PyServer {
                 let _ = done_tx.send(end);
             })
             .map_err(|e| PyValueError::new_err(format!("cannot start the server thread: {e}")))?;
-        Ok(MemorySession { client, done: Mutex::new(done_rx), end: Mutex::new(None) })
+        Ok(MemorySession {
+            client,
+            done: Mutex::new(done_rx),
+            end: Mutex::new(None),
+        })
     }
 }
 
@@ -255,15 +275,38 @@ impl PyServer {
     }
 }
 
-fn parse_output(mode: &str) -> PyResult<OutputMode> {
+fn parse_output(py: Python<'_>, mode: &str) -> PyResult<OutputMode> {
     OutputMode::parse(mode).ok_or_else(|| {
-        PyValueError::new_err(format!("output must be \"error\", \"result\" or \"off\", not {mode:?}"))
+        setup_error(
+            py,
+            format!("output must be \"error\", \"result\" or \"off\", not {mode:?}"),
+        )
     })
 }
 
+/// Top-level properties declared `"type": "integer"` (alone or with `"null"`).
+fn integer_params(schema: &serde_json::Value) -> Vec<String> {
+    let Some(props) = schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+    else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter(|(_, s)| match s.get("type") {
+            Some(serde_json::Value::String(t)) => t == "integer",
+            Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+            _ => false,
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 fn seconds(v: f64, what: &str) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(v)
-        .map_err(|_| PyValueError::new_err(format!("{what} must be a non-negative number of seconds")))
+    Duration::try_from_secs_f64(v).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be a non-negative number of seconds"))
+    })
 }
 
 /// The client end of an in-memory connection to a running server (see `mcpline.testing`).
@@ -285,7 +328,9 @@ impl MemorySession {
         } else {
             return Err(PyValueError::new_err("send() takes str or bytes"));
         };
-        self.client.send(bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+        self.client
+            .send(bytes)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// The next frame the server wrote, or ``None`` after ``timeout`` seconds (or when the server

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use mcpline_core::{CallContext, ToolHandler, ToolOutput};
 use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyString;
 use serde_json::Value;
 
 use crate::context::PyContext;
-use crate::convert::{Kinds, json_to_py, to_output};
+use crate::convert::{Kinds, arguments_to_kwargs, to_output};
 use crate::server::Interrupt;
 
 pub(crate) struct PyTool {
@@ -18,13 +18,15 @@ pub(crate) struct PyTool {
     /// For `async def` tools: the server's runner (`runner.run(coroutine, ctx)`).
     pub(crate) runner: Option<Py<PyAny>>,
     pub(crate) wraps_output: bool,
+    /// Top-level parameters whose schema type is `integer`.
+    pub(crate) integer_params: Vec<String>,
     pub(crate) kinds: Arc<Kinds>,
     pub(crate) interrupt: Arc<Interrupt>,
 }
 
 impl PyTool {
     fn run(&self, py: Python<'_>, arguments: &Value, ctx: &CallContext) -> PyResult<ToolOutput> {
-        let kwargs = json_to_py(py, arguments)?.cast_into::<PyDict>()?;
+        let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
         let needs_ctx = self.context_param.is_some() || self.runner.is_some();
         let py_ctx = if needs_ctx {
             Some(Bound::new(py, PyContext { inner: ctx.clone() })?)
@@ -54,7 +56,9 @@ impl PyTool {
         }
         if err.is_instance_of::<PyKeyboardInterrupt>(py) {
             self.interrupt.set(err.clone_ref(py));
-            return ToolOutput::error("KeyboardInterrupt: the server was interrupted while the tool ran");
+            return ToolOutput::error(
+                "KeyboardInterrupt: the server was interrupted while the tool ran",
+            );
         }
         let type_name = err
             .get_type(py)
@@ -85,18 +89,23 @@ impl ToolHandler for PyTool {
     }
 
     fn flush_output(&self) {
-        Python::attach(|py| flush_python_streams(py));
+        Python::attach(flush_python_streams);
     }
 }
 
-/// Flushes `sys.stdout` and `sys.stderr` (either may be `None` or broken; errors are ignored).
+/// Flushes `sys.stdout`, `sys.stderr` and, when replaced, the interpreter's original streams
+/// (any may be `None` or broken; errors are ignored).
 pub(crate) fn flush_python_streams(py: Python<'_>) {
-    if let Ok(sys) = py.import("sys") {
-        for name in ["stdout", "stderr"] {
-            if let Ok(stream) = sys.getattr(name) {
-                if !stream.is_none() {
-                    let _ = stream.call_method0("flush");
-                }
+    let Ok(sys) = py.import("sys") else { return };
+    for (name, original) in [("stdout", "__stdout__"), ("stderr", "__stderr__")] {
+        let current = sys.getattr(name).ok();
+        if let Some(stream) = current.as_ref().filter(|s| !s.is_none()) {
+            let _ = stream.call_method0("flush");
+        }
+        if let Ok(orig) = sys.getattr(original) {
+            let same = current.as_ref().is_some_and(|c| c.is(&orig));
+            if !same && !orig.is_none() {
+                let _ = orig.call_method0("flush");
             }
         }
     }

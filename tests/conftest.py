@@ -1,0 +1,192 @@
+"""Shared fixtures: real server subprocesses speaking newline-delimited JSON-RPC over pipes."""
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+SERVERS_DIR = TESTS_DIR / "servers"
+BASIC_SERVER = SERVERS_DIR / "basic_server.py"
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+STATELESS_VERSION = "2026-07-28"
+ALL_VERSIONS = (*HANDSHAKE_VERSIONS, STATELESS_VERSION)
+
+_EOF = object()
+
+
+class ServerProcess:
+    """A server subprocess with a JSON-line client on its stdin/stdout.
+
+    Every line the server writes to stdout is kept (``stdout_lines``) so that tests can check
+    that nothing but protocol frames ever reached it; stderr goes to a temporary file that is
+    readable at any time (``stderr_text()``), complete once the process has exited.
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None, cwd: str | None) -> None:
+        self.argv = argv
+        self._stderr_file = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr_file,
+            env=env,
+            cwd=cwd,
+        )
+        self.stdout_lines: list[bytes] = []
+        self._lines: queue.Queue[Any] = queue.Queue()
+        self._next_id = 0
+        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader.start()
+
+    # ----- raw I/O -----
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in iter(self.proc.stdout.readline, b""):
+            self.stdout_lines.append(line)
+            self._lines.put(line)
+        self._lines.put(_EOF)
+
+    def send_bytes(self, data: bytes) -> None:
+        """Writes ``data`` to the server's stdin exactly as given."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, obj: Any) -> None:
+        """Sends one JSON value as one line."""
+        self.send_bytes(json.dumps(obj).encode() + b"\n")
+
+    def recv(self, timeout: float = 10.0) -> Any:
+        """The next stdout line, parsed as JSON; ``None`` at end of output.
+
+        Raises ``TimeoutError`` when nothing arrives within ``timeout`` seconds and
+        ``AssertionError`` when the line is not JSON (stdout must carry only protocol frames).
+        """
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no output from {self.argv} within {timeout} s") from None
+        if line is _EOF:
+            self._lines.put(_EOF)
+            return None
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise AssertionError(f"stdout carried a non-JSON line: {line!r}") from None
+
+    def close_stdin(self) -> None:
+        """Ends the server's input."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+
+    def wait(self, timeout: float = 10.0) -> int:
+        """Waits for the process to exit and returns its exit code."""
+        code = self.proc.wait(timeout)
+        self._reader.join(timeout)
+        return code
+
+    def stderr_text(self) -> str:
+        """Everything the server wrote to stderr so far."""
+        self._stderr_file.flush()
+        self._stderr_file.seek(0)
+        return self._stderr_file.read().decode("utf-8", errors="replace")
+
+    # ----- JSON-RPC helpers -----
+
+    def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 10.0):
+        """Sends a request and returns the response frame (result or error) for its id."""
+        self._next_id += 1
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            frame["params"] = params
+        self.send(frame)
+        while True:
+            message = self.recv(timeout)
+            if message is None:
+                raise AssertionError(f"the server closed stdout before answering {method}")
+            if isinstance(message, dict) and message.get("id") == self._next_id:
+                return message
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        self.send(frame)
+
+    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
+        """Runs the handshake; returns the initialize result."""
+        response = self.request(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "pytest", "version": "1"},
+            },
+        )
+        assert "result" in response, response
+        self.notify("notifications/initialized")
+        return response["result"]
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 10.0):
+        """Calls a tool; returns the result object (fails on a JSON-RPC error)."""
+        response = self.request(
+            "tools/call", {"name": name, "arguments": arguments or {}}, timeout=timeout
+        )
+        assert "result" in response, response
+        return response["result"]
+
+    # ----- teardown -----
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.close_stdin()
+        self._reader.join(5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._stderr_file.close()
+
+
+@pytest.fixture
+def spawn() -> Iterator[Any]:
+    """``spawn(*args, env=None, cwd=None)`` starts ``sys.executable *args`` as a server.
+
+    ``args`` is a server script path or e.g. ``"-m", "mcpline", "demo", folder``. Every process
+    started is killed (if still running) and its pipes closed at teardown.
+    """
+    started: list[ServerProcess] = []
+
+    def start(
+        *args: str | os.PathLike[str], env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> ServerProcess:
+        process = ServerProcess([sys.executable, *map(str, args)], env=env, cwd=cwd)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.kill()
+
+
+def tools_by_name(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``tools/list`` descriptors keyed by name."""
+    return {tool["name"]: tool for tool in tools}

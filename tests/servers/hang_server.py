@@ -1,0 +1,28 @@
+"""A server with a short end-of-input grace period and a tool that ignores cancellation.
+
+``python tests/servers/hang_server.py``: ``hang`` sleeps for the given seconds no matter what,
+``add`` adds two integers. ``eof_grace`` is 0.5 s so that shutdown tests stay fast.
+"""
+
+import time
+
+from mcpline import Server
+
+server = Server("hang", version="1.0.0", eof_grace=0.5)
+
+
+@server.tool
+def hang(seconds: float) -> str:
+    """Sleep, ignoring cancellation."""
+    time.sleep(seconds)
+    return "woke up"
+
+
+@server.tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+if __name__ == "__main__":
+    server.run()

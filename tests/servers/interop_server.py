@@ -1,0 +1,52 @@
+"""The server that the official MCP SDK clients drive in the interop tests.
+
+Run it as a script: ``python tests/servers/interop_server.py`` serves stdio until end of input.
+tests/test_interop_python_sdk.py and tests/test_interop_typescript_sdk.py start it as a
+subprocess and check what a real client sees; keep the tool set and the expected values in
+those files in step with this one.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mcpline import Server, ToolError
+
+server = Server("interop", version="1.0.0", instructions="Test server.")
+
+
+@server.tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool(read_only=True)
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool
+def fail(message: str) -> str:
+    """Fail with the given message as a tool error."""
+    raise ToolError(message)
+
+
+@server.tool(read_only=True)
+def slow(seconds: float) -> str:
+    """Sleep for the given number of seconds, then answer "done"."""
+    deadline = time.monotonic() + seconds
+    while (remaining := deadline - time.monotonic()) > 0:
+        time.sleep(min(0.05, remaining))
+    return "done"
+
+
+@server.tool
+def crash() -> str:
+    """Raise an unexpected exception (not a ToolError)."""
+    raise RuntimeError("kaboom")
+
+
+if __name__ == "__main__":
+    server.run()

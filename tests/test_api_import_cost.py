@@ -1,0 +1,56 @@
+"""Importing mcpline stays cheap: heavy modules load only when they are used."""
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("mcpline._core", "asyncio", "json", "pydantic")
+
+
+def loaded_after(statement: str, watched: tuple[str, ...]) -> list[str]:
+    """The modules of ``watched`` present in ``sys.modules`` after ``statement``, in a fresh
+    interpreter (checked with nothing but ``sys`` so that the check itself imports nothing)."""
+    code = (
+        "import sys\n"
+        f"before = [m for m in {watched!r} if m in sys.modules]\n"
+        f"{statement}\n"
+        f"after = [m for m in {watched!r} if m in sys.modules and m not in before]\n"
+        "print(','.join(after))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    return [m for m in result.stdout.strip().split(",") if m]
+
+
+@pytest.mark.parametrize("module", HEAVY)
+def test_import_mcpline_does_not_import(module):
+    assert module not in loaded_after("import mcpline", (module,))
+
+
+@pytest.mark.parametrize("module", ["asyncio", "pydantic"])
+def test_from_mcpline_import_server_does_not_import(module):
+    assert module not in loaded_after("from mcpline import Server", (module,))
+
+
+def test_defining_a_server_with_sync_tools_does_not_import_asyncio_or_pydantic():
+    statement = (
+        "from mcpline import Server\n"
+        "s = Server('x')\n"
+        "@s.tool\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+    )
+    assert loaded_after(statement, ("asyncio", "pydantic")) == []
+
+
+def test_the_public_names_still_resolve_lazily():
+    statement = (
+        "import mcpline\n"
+        "assert mcpline.Server.__name__ == 'Server'\n"
+        "assert issubclass(mcpline.ToolError, mcpline.McplineError)\n"
+        "assert mcpline.Context.__name__ == 'Context'"
+    )
+    assert loaded_after(statement, ("mcpline._core",)) == ["mcpline._core"]

@@ -1,0 +1,125 @@
+"""Interop: the official TypeScript MCP SDK client drives tests/servers/interop_server.py.
+
+tests/interop/ts_client.mjs does the talking (connect, list, calls, ping, close) and prints one
+JSON summary; this module runs it once and asserts on that summary.
+
+Needs ``node`` and ``tests/interop/node_modules`` (``make node`` = ``npm ci --prefix
+tests/interop``). Without them the tests skip locally but FAIL when ``CI`` is set, so a CI
+machine can never pass by skipping them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+INTEROP = REPO / "tests" / "interop"
+CLIENT = INTEROP / "ts_client.mjs"
+SERVER = REPO / "tests" / "servers" / "interop_server.py"
+TOOL_NAMES = ["add", "crash", "echo", "fail", "slow"]
+ECHO_TEXT = 'héllo\n"wörld" ✓'  # the text ts_client.mjs sends to echo
+
+
+def _missing_prerequisite() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not on PATH"
+    if not (INTEROP / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        return "tests/interop/node_modules is missing (run `make node`)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def summary() -> dict[str, Any]:
+    missing = _missing_prerequisite()
+    if missing is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"TypeScript interop cannot run in CI: {missing}")
+        pytest.skip(f"TypeScript interop skipped: {missing}")
+    node = shutil.which("node")
+    assert node is not None
+    proc = subprocess.run(
+        [node, str(CLIENT), sys.executable, str(SERVER)],
+        cwd=REPO,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=90,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"ts_client.mjs exited {proc.returncode}\n"
+            f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+        )
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1, f"expected one JSON line on stdout, got:\n{proc.stdout}"
+    result: dict[str, Any] = json.loads(lines[0])
+    return result
+
+
+def test_initialize(summary: dict[str, Any]) -> None:
+    assert summary["serverVersion"]["name"] == "interop"
+    assert summary["serverVersion"]["version"] == "1.0.0"
+    # SDK 1.32.2 offers 2025-11-25, which the server supports and must echo.
+    assert summary["protocolVersion"] == "2025-11-25"
+    assert "tools" in summary["capabilities"]
+    assert summary["instructions"] == "Test server."
+
+
+def test_list_tools(summary: dict[str, Any]) -> None:
+    assert summary["tools"] == TOOL_NAMES
+    add = summary["addTool"]
+    assert add["description"] == "Add two integers."
+    schema = add["inputSchema"]
+    assert schema["type"] == "object"
+    assert schema["properties"]["a"]["type"] == "integer"
+    assert schema["properties"]["b"]["type"] == "integer"
+    assert sorted(schema["required"]) == ["a", "b"]
+
+
+def test_call_add_structured_and_text(summary: dict[str, Any]) -> None:
+    add = summary["add"]
+    assert not add.get("isError", False)
+    assert add["structuredContent"] == {"result": 3}
+    assert add["content"] == [{"type": "text", "text": "3"}]
+
+
+def test_call_echo(summary: dict[str, Any]) -> None:
+    assert summary["echo"]["content"] == [{"type": "text", "text": ECHO_TEXT}]
+
+
+def test_tool_error_is_error_result(summary: dict[str, Any]) -> None:
+    fail = summary["fail"]
+    assert fail["isError"] is True
+    assert fail["content"] == [{"type": "text", "text": "boom"}]
+
+
+def test_crash_is_error_result(summary: dict[str, Any]) -> None:
+    crash = summary["crash"]
+    assert crash["isError"] is True
+    texts = [block.get("text", "") for block in crash["content"]]
+    assert any("RuntimeError: kaboom" in text for text in texts), crash
+
+
+def test_unknown_tool_is_method_not_found(summary: dict[str, Any]) -> None:
+    assert "unexpectedResult" not in summary["unknownError"], summary["unknownError"]
+    assert summary["unknownError"]["code"] == -32601
+
+
+def test_ping(summary: dict[str, Any]) -> None:
+    assert summary["ping"] == {}
+
+
+def test_server_exits_cleanly_at_end_of_input(summary: dict[str, Any]) -> None:
+    # The SDK closes stdin, waits 2 s, then sends SIGTERM: code 0 means it left on its own.
+    assert summary["serverExit"] == {"code": 0, "signal": None}
