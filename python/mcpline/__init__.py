@@ -25,15 +25,27 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpline._capture import capture
     from mcpline._core import Context, __version__
-    from mcpline._results import Audio, Image, McplineError, ToolError, ToolResult
+    from mcpline._results import (
+        Audio,
+        Cancelled,
+        CaptureError,
+        Image,
+        McplineError,
+        SetupError,
+        ToolError,
+        ToolResult,
+    )
     from mcpline._server import Server
 
 __all__ = [
     "Audio",
+    "Cancelled",
+    "CaptureError",
     "Context",
     "Image",
     "McplineError",
     "Server",
+    "SetupError",
     "ToolError",
     "ToolResult",
     "__version__",
@@ -42,6 +54,9 @@ __all__ = [
 
 _HOMES = {
     "Audio": "mcpline._results",
+    "Cancelled": "mcpline._results",
+    "CaptureError": "mcpline._results",
+    "SetupError": "mcpline._results",
     "Image": "mcpline._results",
     "McplineError": "mcpline._results",
     "ToolError": "mcpline._results",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine
 from typing import Any
 
@@ -21,7 +22,15 @@ class AsyncRunner:
             loop = self._loop = asyncio.new_event_loop()
         task = loop.create_task(coroutine)
         ctx._on_cancel(lambda: loop.call_soon_threadsafe(task.cancel))
-        return loop.run_until_complete(task)
+        try:
+            return loop.run_until_complete(task)
+        except BaseException:
+            # Interrupted (SIGINT/SIGTERM) while the loop ran: let the task see CancelledError.
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+            raise
 
     def close(self) -> None:
         if self._loop is not None and not self._loop.is_closed():

@@ -100,6 +100,18 @@ impl CallFlags {
         }
     }
 
+    /// Cancels without waiting for a write in flight: for when the output is already dead (the
+    /// caller may be that very write, holding the call's write lock).
+    pub(crate) fn cancel_unordered(&self) {
+        if !self.cancelled.swap(true, Ordering::SeqCst) {
+            let hooks =
+                std::mem::take(&mut *self.hooks.lock().unwrap_or_else(PoisonError::into_inner));
+            for hook in hooks {
+                hook();
+            }
+        }
+    }
+
     pub(crate) fn time_out(&self) {
         self.timed_out.store(true, Ordering::SeqCst);
         self.cancel();

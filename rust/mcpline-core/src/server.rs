@@ -493,6 +493,11 @@ impl Session {
     }
 
     fn run(self: &Arc<Self>) -> ServeEnd {
+        // The parent is noted before any frame is read: a parent dying right after start-up
+        // must not be mistaken for the process that adopted us.
+        if self.config.watch_parent {
+            self.spawn_parent_watch(crate::lifecycle::ParentWatch::new());
+        }
         let reader = Arc::clone(self);
         let spawned = thread::Builder::new()
             .name("mcpline-reader".into())
@@ -501,9 +506,7 @@ impl Session {
             log_line(&format!("cannot start the reader thread: {e}"));
             return ServeEnd::ReadFailed;
         }
-        if self.config.watch_parent {
-            self.spawn_parent_watch();
-        }
+
         loop {
             let job = match self
                 .queue
@@ -620,12 +623,11 @@ impl Session {
         }
     }
 
-    fn spawn_parent_watch(self: &Arc<Self>) {
+    fn spawn_parent_watch(self: &Arc<Self>, watch: crate::lifecycle::ParentWatch) {
         let me = Arc::clone(self);
         let spawned = thread::Builder::new()
             .name("mcpline-parent-watch".into())
             .spawn(move || {
-                let watch = crate::lifecycle::ParentWatch::new();
                 loop {
                     thread::sleep(Duration::from_millis(250));
                     if !watch.parent_alive() {
@@ -661,6 +663,8 @@ impl Session {
         }
     }
 
+    /// The output is dead: cancel everything, answer nothing. Runs inside a failed write, which
+    /// may hold the running call's write lock, hence the unordered cancel.
     fn abandon_quietly(&self) {
         let (running, queued) = {
             let mut st = lock(&self.queue.state);
@@ -668,10 +672,10 @@ impl Session {
         };
         self.queue.changed.notify_all();
         if let Some(flags) = running {
-            flags.cancel();
+            flags.cancel_unordered();
         }
         for job in queued {
-            job.flags.cancel();
+            job.flags.cancel_unordered();
         }
     }
 
