@@ -36,7 +36,7 @@ except ImportError:  # mcp 1.x: its newest version is a handshake-era one
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "servers" / "interop_server.py"
-TOOL_NAMES = ["add", "crash", "echo", "fail", "slow"]
+TOOL_NAMES = ["add", "crash", "echo", "fail", "slow", "wait"]
 HANDSHAKE_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 STATELESS_REVISION = "2026-07-28"
 METHOD_NOT_FOUND = -32601
@@ -219,6 +219,56 @@ def test_ping_answered_while_a_tool_runs() -> None:
         return order
 
     assert run_session(body) == ["ping", "slow"]
+
+
+def test_ping_completes_while_a_long_call_is_in_flight() -> None:
+    async def body(session: ClientSession) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        call_done = anyio.Event()
+
+        async def long_call() -> None:
+            seen["call"] = wire(await session.call_tool("slow", {"seconds": 3}))
+            call_done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(long_call)
+            await anyio.sleep(0.5)  # the call is running in the server now
+            started = anyio.current_time()
+            with anyio.fail_after(5):
+                seen["ping"] = wire(await session.send_ping())
+            seen["ping_seconds"] = anyio.current_time() - started
+            seen["call_pending_after_ping"] = not call_done.is_set()
+        return seen
+
+    seen = run_session(body)
+    assert seen["ping"] == {}
+    assert seen["ping_seconds"] < 5
+    assert seen["call_pending_after_ping"] is True
+    assert text_of(seen["call"]) == ["done"]
+
+
+def test_a_cancelled_call_is_abandoned_and_the_session_keeps_working() -> None:
+    async def body(session: ClientSession) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        # Cancelling the caller's scope makes the SDK send notifications/cancelled; the tool
+        # (30 s unless cancelled) must stop, or the next call would wait behind it.
+        with anyio.move_on_after(0.5) as scope:
+            seen["unexpected"] = wire(await session.call_tool("wait", {"seconds": 30}))
+        seen["cancelled"] = scope.cancelled_caught
+        started = anyio.current_time()
+        with anyio.move_on_after(10):
+            seen["after"] = wire(await session.call_tool("add", {"a": 2, "b": 3}))
+        seen["after_seconds"] = anyio.current_time() - started
+        seen["ping"] = wire(await session.send_ping())
+        return seen
+
+    seen = run_session(body)
+    assert seen["cancelled"] is True, seen
+    assert "unexpected" not in seen
+    assert "after" in seen, f"no answer within 10 s after the cancel: {seen}"
+    assert seen["after"]["structuredContent"] == {"result": 5}
+    assert seen["after_seconds"] < 10
+    assert seen["ping"] == {}
 
 
 # --- explicit revisions -----------------------------------------------------------------------

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 INTEROP = REPO / "tests" / "interop"
 CLIENT = INTEROP / "ts_client.mjs"
 SERVER = REPO / "tests" / "servers" / "interop_server.py"
-TOOL_NAMES = ["add", "crash", "echo", "fail", "slow"]
+TOOL_NAMES = ["add", "crash", "echo", "fail", "slow", "wait"]
 ECHO_TEXT = 'héllo\n"wörld" ✓'  # the text ts_client.mjs sends to echo
 
 
@@ -118,6 +118,26 @@ def test_unknown_tool_is_method_not_found(summary: dict[str, Any]) -> None:
 
 def test_ping(summary: dict[str, Any]) -> None:
     assert summary["ping"] == {}
+
+
+def test_ping_completes_while_a_long_call_is_in_flight(summary: dict[str, Any]) -> None:
+    during = summary["pingDuringCall"]
+    assert during["result"] == {}
+    assert during["ms"] < 5000
+    assert during["callPendingAfterPing"] is True
+    assert during["call"]["content"] == [{"type": "text", "text": "done"}]
+
+
+def test_a_call_aborted_with_an_abort_signal_is_cancelled_and_the_next_call_works(
+    summary: dict[str, Any],
+) -> None:
+    abort = summary["abort"]
+    assert "unexpectedResult" not in abort, abort
+    assert abort["cancelSent"] is True, abort  # the SDK sent notifications/cancelled for it
+    assert abort["next"]["structuredContent"] == {"result": 5}
+    # The aborted tool (30 s unless cancelled) stopped: the next call did not wait behind it.
+    assert abort["nextMs"] < 10000, abort
+    assert abort["responsesForAborted"] == 0, abort
 
 
 def test_server_exits_cleanly_at_end_of_input(summary: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 //   node tests/interop/ts_client.mjs <python-executable> <server-script>
 //
 // Connects (initialize), lists tools, calls add/echo/fail/crash and an unknown tool, pings,
+// pings while a long call is in flight, aborts a call with an AbortSignal and calls again,
 // closes stdin, and prints ONE JSON object on stdout summarising what it observed (asserted on
 // by tests/test_interop_typescript_sdk.py). Diagnostics go to stderr. Exits non-zero on any
 // exception the script did not expect.
@@ -37,6 +38,17 @@ Object.defineProperty(transport, 'onmessage', {
     });
   },
 });
+
+// Record outbound messages too, to find the id of the aborted call and check that no
+// response for it ever arrived.
+const outbound = [];
+const originalSend = transport.send.bind(transport);
+transport.send = (message, options) => {
+  outbound.push(message);
+  return originalSend(message, options);
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const client = new Client({ name: 'mcpline-interop-ts', version: '0.0.0' });
 const summary = {};
@@ -78,6 +90,51 @@ try {
   summary.crash = await client.callTool({ name: 'crash', arguments: {} });
   summary.unknownError = await expectMcpError(client.callTool({ name: 'no_such_tool', arguments: {} }));
   summary.ping = await client.ping();
+
+  // Ping while a long call (slow: 3 s, not cancellable) is in flight.
+  {
+    let callDone = false;
+    const longCall = client
+      .callTool({ name: 'slow', arguments: { seconds: 3 } })
+      .then((result) => {
+        callDone = true;
+        return result;
+      });
+    await sleep(500);
+    const started = Date.now();
+    const pong = await client.ping();
+    summary.pingDuringCall = {
+      result: pong,
+      ms: Date.now() - started,
+      callPendingAfterPing: !callDone,
+    };
+    summary.pingDuringCall.call = await longCall;
+  }
+
+  // Abort a call (wait: 30 s unless cancelled) with an AbortSignal, then call again.
+  {
+    const controller = new AbortController();
+    const aborted = client.callTool({ name: 'wait', arguments: { seconds: 30 } }, undefined, {
+      signal: controller.signal,
+    });
+    await sleep(500);
+    controller.abort('test abort');
+    const outcome = {};
+    try {
+      outcome.unexpectedResult = await aborted;
+    } catch (error) {
+      outcome.error = String(error?.message ?? error);
+    }
+    const call = outbound.find((m) => m.method === 'tools/call' && m.params?.name === 'wait');
+    const cancel = outbound.find((m) => m.method === 'notifications/cancelled');
+    outcome.cancelSent = Boolean(cancel && call && cancel.params?.requestId === call.id);
+    const started = Date.now();
+    outcome.next = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    outcome.nextMs = Date.now() - started;
+    await sleep(500);
+    outcome.responsesForAborted = call ? inbound.filter((m) => m.id === call.id).length : null;
+    summary.abort = outcome;
+  }
 
   // End of input: the server must exit by itself (the transport sends SIGTERM after 2 s).
   const child = transport._process;

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from mcpline import Server, ToolError
+from mcpline import Context, Server, ToolError
 
 server = Server("interop", version="1.0.0", instructions="Test server.")
 
@@ -39,6 +39,17 @@ def slow(seconds: float) -> str:
     deadline = time.monotonic() + seconds
     while (remaining := deadline - time.monotonic()) > 0:
         time.sleep(min(0.05, remaining))
+    return "done"
+
+
+@server.tool(read_only=True)
+def wait(seconds: float, ctx: Context) -> str:
+    """Sleep for up to the given seconds; answer "cancelled" early once the call is cancelled."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ctx.cancelled:
+            return "cancelled"
+        time.sleep(0.02)
     return "done"
 
 

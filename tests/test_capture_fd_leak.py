@@ -1,0 +1,160 @@
+"""10,000 captured tool calls leave the server with exactly the descriptors it had before."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+
+from conftest import SERVERS_DIR
+
+FD_SERVER = SERVERS_DIR / "capture_fd_server.py"
+CALLS = 10_000
+CYCLE = ("noisy", "failing", "noisy_async", "quiet")  # ends with quiet: same spare-file state
+
+
+def open_fds(pid: int) -> dict[str, str]:
+    folder = f"/proc/{pid}/fd"
+    fds = {}
+    for name in os.listdir(folder):
+        try:
+            fds[name] = os.readlink(f"{folder}/{name}")
+        except FileNotFoundError:
+            pass  # closed while listing
+    return fds
+
+
+def kinds(fds: dict[str, str]) -> list[str]:
+    """Targets with unlinked files' inode numbers blanked (the spare capture file is replaced)."""
+    return sorted(re.sub(r"#\d+ \(deleted\)$", "# (deleted)", target) for target in fds.values())
+
+
+def calls(first_id: int, count: int) -> bytes:
+    frames = []
+    for n in range(count):
+        i = first_id + n
+        name = "child" if n % 250 == 0 else CYCLE[n % len(CYCLE)]
+        arguments = {} if name == "quiet" else {"i": i}
+        frame = {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        frames.append(json.dumps(frame).encode() + b"\n")
+    return b"".join(frames)
+
+
+def run_batch(server, first_id: int, count: int, timeout: float) -> None:
+    """Pipelines ``count`` calls (written from a thread) and waits for every answer."""
+    writer = threading.Thread(target=server.send_bytes, args=(calls(first_id, count),))
+    writer.start()
+    pending = set(range(first_id, first_id + count))
+    errors = []
+    while pending:
+        message = server.recv(timeout)
+        assert message is not None, f"stdout closed with {len(pending)} calls unanswered"
+        pending.discard(message.get("id"))
+        result = message.get("result")
+        if result is None:
+            errors.append(message)
+        elif result.get("isError") and not result["content"][0]["text"].startswith("failed "):
+            errors.append(message)
+    writer.join(timeout)
+    assert not errors, errors[:5]
+
+
+def test_ten_thousand_captured_calls_leak_no_descriptors(spawn):
+    server = spawn(FD_SERVER)
+    server.initialize()
+    run_batch(server, first_id=100, count=2 * len(CYCLE), timeout=30)  # warm-up: every path once
+    before = open_fds(server.proc.pid)
+
+    run_batch(server, first_id=1_000, count=CALLS, timeout=60)
+    after = open_fds(server.proc.pid)
+
+    assert len(after) == len(before), {"before": before, "after": after}
+    assert sorted(after) == sorted(before), {"before": before, "after": after}
+    assert kinds(after) == kinds(before), {"before": before, "after": after}
+    server.close_stdin()
+    assert server.wait(30) == 0
+
+
+IN_PROCESS_SCRIPT = """
+import json, os, sys
+import mcpline
+from mcpline import Server, ToolError
+from mcpline.testing import Client
+
+def fds():
+    return sorted(os.listdir("/proc/self/fd"))
+
+server = Server("in-process")
+
+@server.tool(output="result")
+def noisy(i: int) -> str:
+    os.write(1, b"noisy\\n")
+    return "ok"
+
+@server.tool
+def quiet() -> str:
+    return "ok"
+
+@server.tool
+def failing() -> str:
+    os.write(2, b"failing\\n")
+    raise ToolError("failed")
+
+def call_all(client, count):
+    for i in range(count):
+        kind = i % 3
+        if kind == 0:
+            assert client.call("noisy", i=i).text == "ok\\nOutput of the tool run:\\nnoisy\\n"
+        elif kind == 1:
+            assert client.call("failing").is_error
+        else:
+            assert client.call("quiet").text == "ok"
+
+def context_cycles(count):
+    for i in range(count):
+        with mcpline.capture() as out:
+            if i % 2:
+                os.write(1, b"x")
+            if i % 10 == 0:
+                try:
+                    with mcpline.capture():
+                        pass
+                except mcpline.McplineError:
+                    pass
+                else:
+                    raise AssertionError("nested capture was not refused")
+        assert out.total_bytes == i % 2
+
+findings = {}
+with Client(server) as client:
+    call_all(client, 6)  # warm-up: every path once
+    findings["calls_before"] = fds()
+    call_all(client, 2_001)  # in-memory calls run ~1 ms each: the stdio test does 10,000
+    findings["calls_after"] = fds()
+context_cycles(10)
+findings["cm_before"] = fds()
+context_cycles(10_000)
+findings["cm_after"] = fds()
+with open(sys.argv[1], "w") as f:
+    json.dump(findings, f)
+"""
+
+
+def test_in_process_calls_and_ten_thousand_capture_blocks_leak_no_descriptors(tmp_path):
+    # pytest's own fd capture would interfere with mcpline.capture(): run in a subprocess
+    script = tmp_path / "in_process.py"
+    script.write_text(IN_PROCESS_SCRIPT)
+    findings_path = tmp_path / "findings.json"
+    ran = subprocess.run(
+        [sys.executable, str(script), str(findings_path)], capture_output=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr.decode(errors="replace")[-3000:]
+    found = json.loads(findings_path.read_text())
+    assert found["calls_after"] == found["calls_before"], found
+    assert found["cm_after"] == found["cm_before"], found
