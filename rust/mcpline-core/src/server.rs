@@ -312,20 +312,53 @@ struct QueueState {
     closed: bool,
     running: Option<Arc<CallFlags>>,
     idle: bool,
+    /// Threads blocked on `changed`: wake-ups are only paid for when somebody waits.
+    waiters: usize,
 }
 
 impl JobQueue {
+    /// Waits on `changed` (at most `timeout`); returns the guard and whether it timed out.
+    fn wait<'a>(
+        &self,
+        mut st: MutexGuard<'a, QueueState>,
+        timeout: Option<Duration>,
+    ) -> (MutexGuard<'a, QueueState>, bool) {
+        st.waiters += 1;
+        let (mut st, timed_out) = match timeout {
+            None => (
+                self.changed
+                    .wait(st)
+                    .unwrap_or_else(PoisonError::into_inner),
+                false,
+            ),
+            Some(d) => {
+                let (guard, result) = self
+                    .changed
+                    .wait_timeout(st, d)
+                    .unwrap_or_else(PoisonError::into_inner);
+                (guard, result.timed_out())
+            }
+        };
+        st.waiters -= 1;
+        (st, timed_out)
+    }
+
+    /// Wakes the waiters, if any, after a change made under `st`.
+    fn notify(&self, st: MutexGuard<'_, QueueState>) {
+        let anyone = st.waiters > 0;
+        drop(st);
+        if anyone {
+            self.changed.notify_all();
+        }
+    }
+
     fn push(&self, job: Job) {
         let mut st = lock(&self.state);
         while st.jobs.len() >= self.capacity && !st.closed {
-            st = self
-                .changed
-                .wait(st)
-                .unwrap_or_else(PoisonError::into_inner);
+            st = self.wait(st, None).0;
         }
         st.jobs.push_back(job);
-        drop(st);
-        self.changed.notify_all();
+        self.notify(st);
     }
 
     /// The next job, waiting at most `poll` (forever when `None`).
@@ -335,43 +368,30 @@ impl JobQueue {
             if let Some(job) = st.jobs.pop_front() {
                 st.running = Some(job.flags.clone());
                 st.idle = false;
-                drop(st);
-                self.changed.notify_all();
+                self.notify(st);
                 return Popped::Job(Box::new(job));
             }
             let was_busy = !st.idle;
             st.running = None;
             st.idle = true;
-            if was_busy {
+            if was_busy && st.waiters > 0 {
                 self.changed.notify_all();
             }
             if st.closed {
                 return Popped::Closed;
             }
-            match poll {
-                None => {
-                    st = self
-                        .changed
-                        .wait(st)
-                        .unwrap_or_else(PoisonError::into_inner)
-                }
-                Some(d) => {
-                    let (guard, timeout) = self
-                        .changed
-                        .wait_timeout(st, d)
-                        .unwrap_or_else(PoisonError::into_inner);
-                    st = guard;
-                    if timeout.timed_out() && st.jobs.is_empty() && !st.closed {
-                        return Popped::Idle;
-                    }
-                }
+            let (guard, timed_out) = self.wait(st, poll);
+            st = guard;
+            if timed_out && st.jobs.is_empty() && !st.closed {
+                return Popped::Idle;
             }
         }
     }
 
     fn close(&self) {
-        lock(&self.state).closed = true;
-        self.changed.notify_all();
+        let mut st = lock(&self.state);
+        st.closed = true;
+        self.notify(st);
     }
 
     /// Waits until the worker is idle with nothing queued, or `deadline` passes.
@@ -385,11 +405,7 @@ impl JobQueue {
             if now >= deadline {
                 return false;
             }
-            st = self
-                .changed
-                .wait_timeout(st, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            st = self.wait(st, Some(deadline - now)).0;
         }
     }
 }
@@ -477,6 +493,7 @@ impl Session {
                     closed: false,
                     running: None,
                     idle: true,
+                    waiters: 0,
                 }),
                 changed: Condvar::new(),
                 capacity: server.config.queue_capacity.max(1),

@@ -9,6 +9,11 @@ mod tool;
 
 use pyo3::prelude::*;
 
+/// Rust allocations of the extension (frames, JSON values) use mimalloc; Python's own objects
+/// keep CPython's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The compiled core of mcpline.
 #[pymodule(gil_used = false)]
 mod _core {
