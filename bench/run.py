@@ -93,7 +93,7 @@ def throughput(argv: list[str], calls: int) -> tuple[float, int]:
     def feed() -> None:
         assert proc.stdin
         proc.stdin.write(payload)
-        proc.stdin.close()
+        proc.stdin.flush()
 
     t0 = time.perf_counter()
     writer = threading.Thread(target=feed)
@@ -105,6 +105,7 @@ def throughput(argv: list[str], calls: int) -> tuple[float, int]:
             break
     elapsed = time.perf_counter() - t0
     writer.join()
+    proc.stdin.close()
     proc.wait(30)
     if got != calls:
         raise RuntimeError(f"{argv}: {got} of {calls} responses")
