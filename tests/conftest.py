@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,27 @@ def spawn() -> Iterator[Any]:
 def tools_by_name(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``tools/list`` descriptors keyed by name."""
     return {tool["name"]: tool for tool in tools}
+
+
+def call_frame(request_id: Any, name: str, arguments: dict[str, Any]) -> bytes:
+    """One `tools/call` request as a newline-terminated frame."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    return json.dumps(message).encode() + b"\n"
+
+
+def events(path: Path) -> list[str]:
+    """The lines a test server appended to its side-effect file so far."""
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def wait_for_event(path: Path, event: str, timeout: float = 10.0) -> None:
+    """Waits until a test server recorded `event`."""
+    deadline = time.monotonic() + timeout
+    while event not in events(path):
+        assert time.monotonic() < deadline, f"{event!r} not in {events(path)} after {timeout} s"
+        time.sleep(0.02)

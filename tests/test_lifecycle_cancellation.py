@@ -8,11 +8,10 @@ a cancelled request. Tools record what they observe in a side-effect file
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVERS_DIR, STATELESS_VERSION
+from conftest import SERVERS_DIR, STATELESS_VERSION, events, wait_for_event
 
 LIFECYCLE = SERVERS_DIR / "lifecycle_server.py"
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -29,17 +28,6 @@ def call_frame(request_id, name: str, arguments: dict, meta: dict | None = None)
 
 def cancel(server, request_id) -> None:
     server.notify("notifications/cancelled", {"requestId": request_id, "reason": "test"})
-
-
-def events(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
-def wait_for_event(path: Path, event: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while event not in events(path):
-        assert time.monotonic() < deadline, f"{event!r} not in {events(path)} after {timeout} s"
-        time.sleep(0.02)
 
 
 def frames_written(server) -> list[dict]:

@@ -8,36 +8,14 @@ arrival order. Everything goes through a real server subprocess
 
 import json
 import time
-from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, call_frame, events, wait_for_event
 
 LIFECYCLE = SERVERS_DIR / "lifecycle_server.py"
 # Generous on a loaded 2-core machine; the tool keeps running for 20 s.
 PROMPT = 5.0
 TOOL_SECONDS = 20
-
-
-def call_frame(request_id, name: str, arguments: dict) -> bytes:
-    message = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    return json.dumps(message).encode() + b"\n"
-
-
-def events(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
-def wait_for_event(path: Path, event: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while event not in events(path):
-        assert time.monotonic() < deadline, f"{event!r} not in {events(path)} after {timeout} s"
-        time.sleep(0.02)
 
 
 def ids_written(server) -> list:

@@ -6,18 +6,13 @@ explanation. tests/servers/lifecycle_server.py registers ``limited_async`` (awai
 """
 
 import time
-from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, events
 
 LIFECYCLE = SERVERS_DIR / "lifecycle_server.py"
 # The tools would run 30 s; a timed-out answer well before that is what matters.
 PROMPT = 5.0
-
-
-def events(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
 @pytest.mark.parametrize(
