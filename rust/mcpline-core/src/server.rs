@@ -624,12 +624,18 @@ impl Session {
         }
     }
 
-    fn abandon_work(&self, why: &str) {
-        let (running, queued) = {
+    /// Takes the queued calls out of the queue, with the flags of the running one.
+    fn take_work(&self) -> (Option<Arc<CallFlags>>, VecDeque<Job>) {
+        let taken = {
             let mut st = lock(&self.queue.state);
             (st.running.clone(), std::mem::take(&mut st.jobs))
         };
         self.queue.changed.notify_all();
+        taken
+    }
+
+    fn abandon_work(&self, why: &str) {
+        let (running, queued) = self.take_work();
         if let Some(flags) = running {
             flags.cancel();
         }
@@ -683,11 +689,7 @@ impl Session {
     /// The output is dead: cancel everything, answer nothing. Runs inside a failed write, which
     /// may hold the running call's write lock, hence the unordered cancel.
     fn abandon_quietly(&self) {
-        let (running, queued) = {
-            let mut st = lock(&self.queue.state);
-            (st.running.clone(), std::mem::take(&mut st.jobs))
-        };
-        self.queue.changed.notify_all();
+        let (running, queued) = self.take_work();
         if let Some(flags) = running {
             flags.cancel_unordered();
         }
