@@ -93,7 +93,8 @@ pub struct ServerConfig {
     pub max_line_bytes: usize,
     /// Tools per `tools/list` page (default 100).
     pub page_size: usize,
-    /// Tool calls that may wait in the queue before the reader stops reading (default 1024).
+    /// Tool calls that may wait in the queue before the reader stops reading (default 1024); it
+    /// reads again once the queue is down to half of this.
     pub queue_capacity: usize,
     /// How long running work may go on after end of input (default 5 s).
     pub eof_grace: Duration,
@@ -128,11 +129,11 @@ impl Default for ServerConfig {
     }
 }
 
-#[derive(Clone)]
+/// A tool as the server keeps it; queued calls share it (`Arc`), never copy its schemas.
 struct RegisteredTool {
     spec: ToolSpec,
     name: Arc<str>,
-    validator: Arc<ArgumentValidator>,
+    validator: ArgumentValidator,
     handler: Arc<dyn ToolHandler>,
 }
 
@@ -162,7 +163,7 @@ pub const STOP_POLL: Duration = Duration::from_millis(100);
 pub struct Server {
     info: ServerInfo,
     config: ServerConfig,
-    tools: BTreeMap<String, RegisteredTool>,
+    tools: BTreeMap<String, Arc<RegisteredTool>>,
     stop_check: Option<StopCheck>,
 }
 
@@ -221,12 +222,12 @@ impl Server {
         let name: Arc<str> = Arc::from(spec.name.as_str());
         self.tools.insert(
             spec.name.clone(),
-            RegisteredTool {
+            Arc::new(RegisteredTool {
                 spec,
                 name,
-                validator: Arc::new(validator),
+                validator,
                 handler,
-            },
+            }),
         );
         Ok(())
     }
@@ -274,7 +275,7 @@ impl Server {
 /// The client's handshake (legacy era).
 struct Handshake {
     revision: Revision,
-    client_info: Option<Value>,
+    client_info: Option<Arc<Value>>,
 }
 
 /// Where a tool call's response goes.
@@ -290,11 +291,11 @@ struct Pending {
 
 struct Job {
     id: RequestId,
-    tool: RegisteredTool,
+    tool: Arc<RegisteredTool>,
     arguments: Option<Value>,
     revision: Revision,
     progress_token: Option<Value>,
-    client_info: Option<Value>,
+    client_info: Option<Arc<Value>>,
     log_level: Option<LogLevel>,
     flags: Arc<CallFlags>,
 }
@@ -312,8 +313,12 @@ struct QueueState {
     closed: bool,
     running: Option<Arc<CallFlags>>,
     idle: bool,
-    /// Threads blocked on `changed`: wake-ups are only paid for when somebody waits.
+    /// Threads blocked on `changed` other than a full-queue pusher: wake-ups are only paid
+    /// for when somebody waits.
     waiters: usize,
+    /// Pushers blocked on a full queue. They wait until it has drained to the low-water mark,
+    /// so a reader that outruns the tools is woken once per half a queue, not once per call.
+    pushers: usize,
 }
 
 impl JobQueue {
@@ -352,10 +357,22 @@ impl JobQueue {
         }
     }
 
+    /// The queue length at or below which a blocked pusher is woken.
+    const fn low_water(&self) -> usize {
+        self.capacity / 2
+    }
+
     fn push(&self, job: Job) {
         let mut st = lock(&self.state);
-        while st.jobs.len() >= self.capacity && !st.closed {
-            st = self.wait(st, None).0;
+        if st.jobs.len() >= self.capacity {
+            st.pushers += 1;
+            while st.jobs.len() > self.low_water() && !st.closed {
+                st = self
+                    .changed
+                    .wait(st)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            st.pushers -= 1;
         }
         st.jobs.push_back(job);
         self.notify(st);
@@ -368,13 +385,19 @@ impl JobQueue {
             if let Some(job) = st.jobs.pop_front() {
                 st.running = Some(job.flags.clone());
                 st.idle = false;
-                self.notify(st);
+                let wake_pusher = st.pushers > 0 && st.jobs.len() <= self.low_water();
+                if wake_pusher {
+                    drop(st);
+                    self.changed.notify_all();
+                } else {
+                    self.notify(st);
+                }
                 return Popped::Job(Box::new(job));
             }
             let was_busy = !st.idle;
             st.running = None;
             st.idle = true;
-            if was_busy && st.waiters > 0 {
+            if was_busy && (st.waiters > 0 || st.pushers > 0) {
                 self.changed.notify_all();
             }
             if st.closed {
@@ -391,7 +414,8 @@ impl JobQueue {
     fn close(&self) {
         let mut st = lock(&self.state);
         st.closed = true;
-        self.notify(st);
+        drop(st);
+        self.changed.notify_all();
     }
 
     /// Waits until the worker is idle with nothing queued, or `deadline` passes.
@@ -464,7 +488,7 @@ enum Reply {
 pub(crate) struct Session {
     info: ServerInfo,
     config: ServerConfig,
-    tools: BTreeMap<String, RegisteredTool>,
+    tools: BTreeMap<String, Arc<RegisteredTool>>,
     transport: Arc<dyn Transport>,
     handshake: std::sync::OnceLock<Handshake>,
     pending: Mutex<HashMap<RequestId, Pending>>,
@@ -494,6 +518,7 @@ impl Session {
                     running: None,
                     idle: true,
                     waiters: 0,
+                    pushers: 0,
                 }),
                 changed: Condvar::new(),
                 capacity: server.config.queue_capacity.max(1),
@@ -940,7 +965,7 @@ impl Session {
             "ping" => Ok(Reply::Now(result_frame(id, json!({})))),
             "tools/list" => Ok(Reply::Now(result_frame(id, self.list_tools(rev, &params)?))),
             "tools/call" => {
-                self.enqueue_call(id, &params, rev, handshake.client_info.clone(), None, route)
+                self.enqueue_call(id, params, rev, handshake.client_info.clone(), None, route)
             }
             "logging/setLevel" => {
                 let level = params
@@ -968,11 +993,11 @@ impl Session {
         params: Map<String, Value>,
         route: &Route,
     ) -> Result<Reply, RequestError> {
+        let no_meta = Map::new();
         let meta = params
             .get("_meta")
             .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+            .unwrap_or(&no_meta);
         let Some(requested) = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str) else {
             return Err(invalid_params(format!(
                 "Invalid params: params._meta must carry {META_PROTOCOL_VERSION} (a string)"
@@ -1003,12 +1028,12 @@ impl Session {
                 ))
             })?),
         };
-        let client_info = meta.get(META_CLIENT_INFO).cloned();
+        let client_info = meta.get(META_CLIENT_INFO).cloned().map(Arc::new);
         let result = match method {
             "server/discover" => self.discover(rev),
             "tools/list" => self.list_tools(rev, &params)?,
             "tools/call" => {
-                return self.enqueue_call(id, &params, rev, client_info, log_level, route);
+                return self.enqueue_call(id, params, rev, client_info, log_level, route);
             }
             _ => return Err(method_not_found(method)),
         };
@@ -1044,7 +1069,7 @@ impl Session {
         let revision = Revision::parse(requested)
             .filter(|r| HANDSHAKE_REVISIONS.contains(r))
             .unwrap_or_else(Revision::newest_handshake);
-        let client_info = params.get("clientInfo").cloned();
+        let client_info = params.get("clientInfo").cloned().map(Arc::new);
         if self
             .handshake
             .set(Handshake {
@@ -1138,9 +1163,9 @@ impl Session {
     fn enqueue_call(
         &self,
         id: &RequestId,
-        params: &Map<String, Value>,
+        mut params: Map<String, Value>,
         revision: Revision,
-        client_info: Option<Value>,
+        client_info: Option<Arc<Value>>,
         log_level: Option<LogLevel>,
         route: &Route,
     ) -> Result<Reply, RequestError> {
@@ -1149,7 +1174,7 @@ impl Session {
                 "Invalid params: tools/call needs \"name\" (a string)".into(),
             ));
         };
-        let Some(tool) = self.tools.get(name) else {
+        let Some(tool) = self.tools.get(name).map(Arc::clone) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).take(20).collect();
             return Err((
                 ErrorCode::METHOD_NOT_FOUND,
@@ -1157,9 +1182,9 @@ impl Session {
                 None,
             ));
         };
-        let arguments = match params.get("arguments") {
+        let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => None,
-            Some(v @ Value::Object(_)) => Some(v.clone()),
+            Some(v @ Value::Object(_)) => Some(v),
             Some(_) => {
                 return Err(invalid_params(
                     "Invalid params: \"arguments\" must be an object".into(),
@@ -1197,7 +1222,7 @@ impl Session {
         }
         self.queue.push(Job {
             id: id.clone(),
-            tool: tool.clone(),
+            tool,
             arguments,
             revision,
             progress_token,
