@@ -149,7 +149,7 @@ pub struct CallContext {
     pub(crate) tool: Arc<str>,
     pub(crate) revision: Revision,
     pub(crate) progress_token: Option<Value>,
-    pub(crate) client_info: Option<Value>,
+    pub(crate) client_info: Option<Arc<Value>>,
     /// 2026-07-28: the level requested in this request's `_meta` (absent = no log notifications).
     pub(crate) request_log_level: Option<LogLevel>,
     last_progress: Arc<Mutex<Option<f64>>>,
@@ -164,7 +164,7 @@ impl CallContext {
         tool: Arc<str>,
         revision: Revision,
         progress_token: Option<Value>,
-        client_info: Option<Value>,
+        client_info: Option<Arc<Value>>,
         request_log_level: Option<LogLevel>,
     ) -> Self {
         Self {
@@ -201,7 +201,7 @@ impl CallContext {
     /// The client's `clientInfo` (from `initialize`, or this request's `_meta`).
     #[must_use]
     pub fn client_info(&self) -> Option<&Value> {
-        self.client_info.as_ref()
+        self.client_info.as_deref()
     }
 
     /// True once the client cancelled the call, the timeout passed or the server is shutting down.
