@@ -54,3 +54,21 @@ def test_the_public_names_still_resolve_lazily():
         "assert mcpline.Context.__name__ == 'Context'"
     )
     assert loaded_after(statement, ("mcpline._core",)) == ["mcpline._core"]
+
+
+def test_defining_a_server_with_plain_tools_imports_no_heavy_standard_module():
+    # Each of these costs milliseconds of start-up; a tool with JSON-typed parameters and a
+    # one-line docstring needs none of them (the host waits for the initialize answer).
+    statement = (
+        "from mcpline import Server\n"
+        "s = Server('x')\n"
+        "@s.tool\n"
+        "def add(a: int, b: float = 1.5, *, note: str | None = None) -> int:\n"
+        "    '''Add two numbers.'''\n"
+        "    return a + int(b)\n"
+        "@s.tool(name='tags')\n"
+        "def tags(items: list[str], counts: dict[str, int]) -> list[str]:\n"
+        "    return items\n"
+    )
+    heavy = ("typing", "inspect", "dataclasses", "re", "enum", "collections", "signal")
+    assert loaded_after(statement, heavy) == []

@@ -730,7 +730,7 @@ def test_shapes_are_immutable() -> None:
     def tool(a: int) -> None: ...
 
     shape = describe(tool)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         shape.name = "other"  # type: ignore[misc]
 
 

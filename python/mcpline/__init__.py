@@ -20,9 +20,11 @@ Attributes are loaded on first use so that ``import mcpline`` stays cheap.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not imported from typing, which would be a large share of start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcpline._capture import capture
     from mcpline._core import Context, __version__
     from mcpline._results import (

@@ -15,57 +15,179 @@ with ``model_dump``), so it is only ever used when the tool author already impor
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import functools
-import inspect
+import importlib
 import math
-import re
 import sys
 import types
-import typing
-from collections import abc
-from collections.abc import Callable
-from typing import Any
 
-from mcpline._results import Audio, Image, ToolResult
+from mcpline._results import Audio, Image, ToolResult, _Value
 
-__all__ = ["ToolShape", "describe", "to_jsonable"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import dataclasses
+    import enum
+    import inspect
+    import re
+    import typing
+    from collections import abc
+    from collections.abc import Callable
+    from typing import Any
 
-Schema = dict[str, Any]
+    Schema = dict[str, Any]
+
+
+class _Lazy:
+    """A standard module imported on first use.
+
+    Describing a tool whose parameters are plain classes (``int``, ``str``, ...) touches none
+    of these, and together they cost more than the rest of the server's start-up. Where a
+    module is needed only to recognise a value, ``_loaded`` is used instead: nothing can be an
+    instance of a class from a module that nobody imported.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+if not TYPE_CHECKING:
+    dataclasses = _Lazy("dataclasses")
+    enum = _Lazy("enum")
+    inspect = _Lazy("inspect")
+    re = _Lazy("re")
+    typing = _Lazy("typing")
+    abc = _Lazy("collections.abc")
+
+
+class _Absent:
+    """What ``_loaded`` returns for a module not imported: no value is an instance of it."""
+
+
+def _loaded(module: str, name: str) -> Any:
+    """``module.name`` if ``module`` is already imported, else ``_Absent``."""
+    return getattr(sys.modules.get(module), name, _Absent)
+
+
+__all__ = ["ToolShape", "describe", "is_plain_json", "to_jsonable"]
 
 # Regular expressions are kept as strings (compiled and cached by `re` on first use) so that
 # importing this module stays cheap.
-_NAME_RE = r"[A-Za-z0-9_.-]{1,64}"
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NONE_TYPE = type(None)
-_EMPTY = inspect.Parameter.empty
-_UNION_ORIGINS: tuple[Any, ...] = (typing.Union, types.UnionType)
-_ARRAY_ORIGINS: tuple[Any, ...] = (list, abc.Sequence, abc.MutableSequence)
-_SET_ORIGINS: tuple[Any, ...] = (set, frozenset, abc.Set, abc.MutableSet)
-_MAPPING_ORIGINS: tuple[Any, ...] = (dict, abc.Mapping, abc.MutableMapping)
-_NEVER: tuple[Any, ...] = (typing.NoReturn, getattr(typing, "Never", typing.NoReturn))
-_LITERAL_STRING: Any = getattr(typing, "LiteralString", str)
+_CO_VARARGS = 0x04  # code flags (the `inspect` constants of the same names)
+_CO_VARKEYWORDS = 0x08
+_CO_COROUTINE = 0x80
 _PRIMITIVES: dict[Any, str] = {
     bool: "boolean",
     int: "integer",
     float: "number",
     str: "string",
-    _LITERAL_STRING: "string",
 }
+
+
+class _Empty:
+    """No annotation, or no default (``inspect.Parameter.empty`` without importing inspect)."""
+
+
+_EMPTY: Any = _Empty
+
+
+def _union_origins() -> tuple[Any, ...]:
+    return (_loaded("typing", "Union"), types.UnionType)
+
+
+def _never_forms() -> tuple[Any, ...]:
+    return (_loaded("typing", "NoReturn"), _loaded("typing", "Never"))
+
+
+# An annotation such as `Sequence[int]` exists only once `collections.abc` was imported.
+
+
+def _array_origins() -> tuple[Any, ...]:
+    return (
+        list,
+        _loaded("collections.abc", "Sequence"),
+        _loaded("collections.abc", "MutableSequence"),
+    )
+
+
+def _set_origins() -> tuple[Any, ...]:
+    return (
+        set,
+        frozenset,
+        _loaded("collections.abc", "Set"),
+        _loaded("collections.abc", "MutableSet"),
+    )
+
+
+def _mapping_origins() -> tuple[Any, ...]:
+    return (
+        dict,
+        _loaded("collections.abc", "Mapping"),
+        _loaded("collections.abc", "MutableMapping"),
+    )
+
+
+def _is_plain_class(tp: Any) -> bool:
+    """A class that is not a parameterised generic (``list[int]`` passes ``isinstance(type)``
+    on Python 3.10)."""
+    return isinstance(tp, type) and not isinstance(tp, types.GenericAlias)
+
+
+def _origin(tp: Any) -> Any:
+    """``typing.get_origin``, importing nothing for plain classes, ``list[int]`` or ``A | B``."""
+    if _is_plain_class(tp):
+        return None
+    if type(tp) is types.GenericAlias:
+        return tp.__origin__
+    if type(tp) is types.UnionType:
+        return types.UnionType
+    return typing.get_origin(tp)
+
+
+def _args(tp: Any) -> tuple[Any, ...]:
+    """``typing.get_args``, importing nothing for ``list[int]`` or ``A | B``."""
+    if type(tp) is types.GenericAlias or type(tp) is types.UnionType:
+        return tuple(tp.__args__)
+    return tuple(typing.get_args(tp))
+
+
+def _holds_no_strings(tp: Any) -> bool:
+    """Plain classes, ``list[int]``, ``A | B`` ... all the way down: nothing to resolve."""
+    if _is_plain_class(tp) or tp is None:
+        return True
+    if type(tp) is types.GenericAlias or type(tp) is types.UnionType:
+        return all(_holds_no_strings(arg) for arg in tp.__args__)
+    return False
+
+
 # Return types whose values the server turns into content blocks itself (text, base64 media,
 # a hand-built result): they get no output schema.
 _CONTENT_TYPES: tuple[type, ...] = (bytes, bytearray, memoryview, Image, Audio, ToolResult)
 
 
-@dataclasses.dataclass(frozen=True)
-class ToolShape:
+class ToolShape(_Value):
     """Everything the server needs to list and call one tool.
 
     ``input_schema`` and ``output_schema`` are built afresh by each ``describe`` call;
     ``wraps_output`` says that the tool's return value must be sent as ``{"result": value}``
-    because its schema is not an object schema.
+    because its schema is not an object schema. ``param_types`` holds the resolved annotation
+    of each parameter in ``param_names`` (``object`` where there is none).
     """
 
+    __slots__ = (
+        "context_param",
+        "description",
+        "input_schema",
+        "is_async",
+        "name",
+        "output_schema",
+        "param_names",
+        "param_types",
+        "wraps_output",
+    )
     name: str
     description: str | None
     input_schema: dict[str, Any]
@@ -73,7 +195,32 @@ class ToolShape:
     wraps_output: bool
     context_param: str | None
     is_async: bool
+    param_types: dict[str, Any]
     param_names: tuple[str, ...]
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str | None,
+        input_schema: dict[str, Any],
+        output_schema: dict[str, Any] | None,
+        wraps_output: bool,
+        context_param: str | None,
+        is_async: bool,
+        param_types: dict[str, Any],
+    ) -> None:
+        self._init(
+            name=name,
+            description=description,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            wraps_output=wraps_output,
+            context_param=context_param,
+            is_async=is_async,
+            param_types=param_types,
+            param_names=tuple(param_types),
+        )
 
 
 def describe(
@@ -98,35 +245,41 @@ def describe(
     """
     info = _Callable(fn)
     tool_name = info.name if name is None else name
-    if not isinstance(tool_name, str) or re.fullmatch(_NAME_RE, tool_name) is None:
+    if (
+        not isinstance(tool_name, str)
+        or not 1 <= len(tool_name) <= 64
+        or not _NAME_CHARS.issuperset(tool_name)
+    ):
         raise ValueError(
             f"invalid tool name {tool_name!r}: a tool name must be 1 to 64 characters, each a "
             "letter (A-Z, a-z), a digit, '_', '.' or '-'"
         )
     label = info.label
     try:
-        signature = inspect.signature(fn)
+        parameters, return_annotation = _signature(fn)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{label}: cannot read the signature: {exc}") from exc
 
     doc_summary, doc_params, doc_returns = _parse_docstring(info.doc)
     builder = _Builder(output=False, globalns=info.globalns)
     properties: dict[str, Schema] = {}
+    param_types: dict[str, Any] = {}
     required: list[str] = []
     context_param: str | None = None
 
-    for pname, param in signature.parameters.items():
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+    for param in parameters:
+        pname = param.name
+        if param.kind == "VAR_POSITIONAL":
             raise TypeError(
                 f"{label}: parameter *{pname} is not supported; MCP tools take named "
                 "arguments only, declare each one explicitly"
             )
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
+        if param.kind == "VAR_KEYWORD":
             raise TypeError(
                 f"{label}: parameter **{pname} is not supported; MCP tools take a fixed set "
                 "of named arguments, declare each one explicitly"
             )
-        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+        if param.kind == "POSITIONAL_ONLY":
             raise TypeError(
                 f"{label}: parameter {pname!r} is positional-only (declared before '/'); MCP "
                 "arguments are passed by name"
@@ -158,6 +311,7 @@ def describe(
             if ok:
                 schema = {**schema, "default": default}
         properties[pname] = schema
+        param_types[pname] = object if annotation is _EMPTY else annotation
 
     input_schema: Schema = {"type": "object", "properties": properties}
     if required:
@@ -166,7 +320,7 @@ def describe(
     if builder.defs:
         input_schema["$defs"] = builder.defs
 
-    output_schema, wraps = _output_schema(signature, info, label, doc_returns)
+    output_schema, wraps = _output_schema(return_annotation, info, label, doc_returns)
     return ToolShape(
         name=tool_name,
         description=description if description is not None else doc_summary,
@@ -175,8 +329,28 @@ def describe(
         wraps_output=wraps,
         context_param=context_param,
         is_async=info.is_async,
-        param_names=tuple(properties),
+        param_types=param_types,
     )
+
+
+def is_plain_json(annotation: Any) -> bool:
+    """Whether arguments for ``annotation`` arrive ready to use: JSON's own types (``str``,
+    ``int``, ``float``, ``bool``, ``None``, ``list``, ``dict``, ``object``, and ``list[...]``,
+    ``dict[...]`` or ``A | B`` of those) need no conversion; anything else may."""
+    if _is_plain_class(annotation):
+        return annotation in _JSON_CLASSES
+    if annotation is None:
+        return True
+    if type(annotation) is types.GenericAlias:
+        return annotation.__origin__ in (list, dict) and all(
+            is_plain_json(arg) for arg in annotation.__args__
+        )
+    if type(annotation) is types.UnionType:
+        return all(is_plain_json(arg) for arg in annotation.__args__)
+    return False
+
+
+_JSON_CLASSES = frozenset({str, int, float, bool, _NONE_TYPE, list, dict, object})
 
 
 def to_jsonable(value: Any) -> Any:
@@ -225,24 +399,24 @@ class _Callable:
 
     def __init__(self, fn: Any) -> None:
         inner: Any = fn
-        while isinstance(inner, functools.partial):
+        while isinstance(inner, _loaded("functools", "partial")):
             inner = inner.func
         if isinstance(inner, type):
             self.name = inner.__name__
             self.doc = inner.__doc__
             code_owner: Any = getattr(inner, "__init__", inner)
             self.is_async = False
-        elif inspect.isroutine(inner):
+        elif _is_plain_function(inner) or inspect.isroutine(inner):
             self.name = getattr(inner, "__name__", "")
             self.doc = getattr(inner, "__doc__", None)
             code_owner = inner
-            self.is_async = inspect.iscoroutinefunction(fn)
+            self.is_async = _is_coroutine_function(fn)
         elif callable(inner):
             call = type(inner).__call__
             self.name = type(inner).__name__
             self.doc = getattr(call, "__doc__", None) or type(inner).__doc__
             code_owner = call
-            self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+            self.is_async = _is_coroutine_function(fn) or _is_coroutine_function(call)
         else:
             raise TypeError(f"cannot describe {fn!r}: it is not callable")
         qualname = getattr(inner, "__qualname__", None) or self.name or repr(fn)
@@ -250,12 +424,91 @@ class _Callable:
         self.globalns = _globals_of(code_owner)
 
 
+def _is_plain_function(fn: Any) -> bool:
+    """A ``def`` function (or lambda) that no decorator marked: nothing in its ``__dict__`` (no
+    ``__wrapped__``, ``__signature__`` or coroutine mark), so its code object tells it all."""
+    return type(fn) is types.FunctionType and not fn.__dict__
+
+
+def _is_coroutine_function(fn: Any) -> bool:
+    target = fn.__func__ if type(fn) is types.MethodType else fn
+    if _is_plain_function(target):
+        return bool(target.__code__.co_flags & _CO_COROUTINE)
+    return inspect.iscoroutinefunction(fn)
+
+
+class _Param:
+    """One parameter: ``kind`` is the name of an ``inspect.Parameter`` kind."""
+
+    __slots__ = ("annotation", "default", "kind", "name")
+
+    def __init__(self, name: str, kind: str, default: Any, annotation: Any) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.annotation = annotation
+
+
+def _signature(fn: Any) -> tuple[list[_Param], Any]:
+    """The parameters and the return annotation of ``fn``, as ``inspect.signature`` reads them.
+
+    A plain function (or a method bound to one) is read from its code object; anything else
+    (decorated, partial, builtin, callable object) goes through ``inspect.signature``.
+    """
+    bound = type(fn) is types.MethodType
+    target = fn.__func__ if bound else fn
+    if not _is_plain_function(target):
+        signature = inspect.signature(fn)
+        read = [
+            _Param(
+                p.name,
+                p.kind.name,
+                _EMPTY if p.default is p.empty else p.default,
+                _EMPTY if p.annotation is p.empty else p.annotation,
+            )
+            for p in signature.parameters.values()
+        ]
+        returns = signature.return_annotation
+        return read, _EMPTY if returns is signature.empty else returns
+    code = target.__code__
+    names = code.co_varnames
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    annotations = target.__annotations__
+    defaults = target.__defaults__ or ()
+    kw_defaults = target.__kwdefaults__ or {}
+    first_default = positional - len(defaults)
+    params: list[_Param] = []
+
+    def add(name: str, kind: str, default: Any = _EMPTY) -> None:
+        params.append(_Param(name, kind, default, annotations.get(name, _EMPTY)))
+
+    for index, name in enumerate(names[:positional]):
+        kind = "POSITIONAL_ONLY" if index < code.co_posonlyargcount else "POSITIONAL_OR_KEYWORD"
+        add(name, kind, defaults[index - first_default] if index >= first_default else _EMPTY)
+    extra = positional + keyword_only
+    if code.co_flags & _CO_VARARGS:
+        add(names[extra], "VAR_POSITIONAL")
+        extra += 1
+    for name in names[positional : positional + keyword_only]:
+        add(name, "KEYWORD_ONLY", kw_defaults.get(name, _EMPTY))
+    if code.co_flags & _CO_VARKEYWORDS:
+        add(names[extra], "VAR_KEYWORD")
+    if bound:
+        if not params or params[0].kind == "KEYWORD_ONLY" or params[0].kind == "VAR_KEYWORD":
+            raise ValueError("invalid method signature")
+        if params[0].kind != "VAR_POSITIONAL":  # `self` is absorbed by *args
+            params.pop(0)
+    return params, annotations.get("return", _EMPTY)
+
+
 def _globals_of(obj: Any) -> dict[str, Any]:
     target = getattr(obj, "__func__", obj)
-    try:
-        target = inspect.unwrap(target)
-    except ValueError:
-        pass
+    if hasattr(target, "__wrapped__"):
+        try:
+            target = inspect.unwrap(target)
+        except ValueError:
+            pass
     globalns = getattr(target, "__globals__", None)
     if isinstance(globalns, dict):
         return globalns
@@ -275,10 +528,8 @@ def _resolve(
     context_types: tuple[type, ...],
 ) -> Any:
     """Evaluate string annotations (and forward references nested in annotations)."""
-    if annotation is _EMPTY or (
-        isinstance(annotation, type) and not isinstance(annotation, types.GenericAlias)
-    ):
-        return annotation  # a plain class holds no forward references
+    if annotation is _EMPTY or _holds_no_strings(annotation):
+        return annotation  # nothing in it is a forward reference
     probe = types.FunctionType(_PROBE_CODE, globalns)
     probe.__annotations__ = {"x": annotation}
     try:
@@ -301,10 +552,12 @@ def _resolve(
 def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
     if not context_types:
         return False
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    if typing.get_origin(annotation) in _UNION_ORIGINS:
-        members = [a for a in typing.get_args(annotation) if a is not _NONE_TYPE]
+    if _is_plain_class(annotation):
+        return issubclass(annotation, context_types)
+    if _origin(annotation) is _loaded("typing", "Annotated"):
+        annotation = _args(annotation)[0]
+    if _origin(annotation) in _union_origins():
+        members = [a for a in _args(annotation) if a is not _NONE_TYPE]
         if len(members) != 1:
             return False
         annotation = members[0]
@@ -312,7 +565,7 @@ def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
 
 
 def _annotated_description(annotation: Any) -> str | None:
-    if typing.get_origin(annotation) is not typing.Annotated:
+    if _origin(annotation) is not _loaded("typing", "Annotated"):
         return None
     for meta in annotation.__metadata__:
         if isinstance(meta, str):
@@ -332,9 +585,8 @@ def _fmt(annotation: Any) -> str:
 
 
 def _output_schema(
-    signature: inspect.Signature, info: _Callable, label: str, doc_returns: str | None
+    raw: Any, info: _Callable, label: str, doc_returns: str | None
 ) -> tuple[Schema | None, bool]:
-    raw = signature.return_annotation
     if raw is _EMPTY:
         return None, False
     annotation = _resolve(raw, info.globalns, label, "the return annotation", ())
@@ -368,16 +620,16 @@ def _output_schema(
 
 def _has_no_output_schema(annotation: Any) -> bool:
     """``str``, ``None``, binary/media/ToolResult, ``Any`` (or unions of only those)."""
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _has_no_output_schema(typing.get_args(annotation)[0])
-    if origin in _UNION_ORIGINS:
-        return all(_has_no_output_schema(a) for a in typing.get_args(annotation))
+    origin = _origin(annotation)
+    if origin is not None and origin is _loaded("typing", "Annotated"):
+        return _has_no_output_schema(_args(annotation)[0])
+    if origin is not None and origin in _union_origins():
+        return all(_has_no_output_schema(a) for a in _args(annotation))
     if annotation is None or annotation is _NONE_TYPE or annotation is str:
         return True
-    if annotation is _LITERAL_STRING or annotation is Any or annotation is object:
+    if annotation is object or annotation is _loaded("typing", "Any"):
         return True
-    if annotation in _NEVER:
+    if annotation is _loaded("typing", "LiteralString") or annotation in _never_forms():
         return True
     return isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES)
 
@@ -410,7 +662,7 @@ def _qualifier_forms(*names: str) -> tuple[Any, ...]:
     forms: list[Any] = []
     extensions = sys.modules.get("typing_extensions")
     for name in names or ("Required", "NotRequired", "ReadOnly"):
-        for module in (typing, extensions):
+        for module in (sys.modules.get("typing"), extensions):
             form = getattr(module, name, None) if module is not None else None
             if form is not None and form not in forms:
                 forms.append(form)
@@ -430,6 +682,11 @@ def _explicitly_required(hint: Any) -> bool | None:
             return None
         hint = typing.get_args(hint)[0]
     return None
+
+
+def _is_dataclass_class(tp: type) -> bool:
+    """``dataclasses.is_dataclass`` for a class, without importing dataclasses."""
+    return hasattr(tp, "__dataclass_fields__")
 
 
 def _is_typeddict(tp: type) -> bool:
@@ -478,9 +735,9 @@ def _class_description(tp: type) -> str | None:
     doc = tp.__dict__.get("__doc__")
     if not isinstance(doc, str) or not doc.strip():
         return None
-    if dataclasses.is_dataclass(tp) and doc.startswith(f"{tp.__name__}("):
+    if _is_dataclass_class(tp) and doc.startswith(f"{tp.__name__}("):
         return None  # the signature dataclasses writes when there is no docstring
-    return inspect.cleandoc(doc)
+    return _cleandoc(doc)
 
 
 def _rewrite_refs(node: Any, renames: dict[str, str]) -> Any:
@@ -513,14 +770,16 @@ class _Builder:
         self._used_names: set[str] = set()
 
     def schema(self, tp: Any) -> Schema:
-        if tp is _EMPTY or tp is Any or tp is object:
+        if tp is _EMPTY or tp is object or tp is _loaded("typing", "Any"):
             return {}
         if tp is None or tp is _NONE_TYPE:
             return {"type": "null"}
-        primitive = _PRIMITIVES.get(tp) if isinstance(tp, type) or tp is _LITERAL_STRING else None
-        if primitive is not None:
-            return {"type": primitive}
-        origin = typing.get_origin(tp)
+        if _is_plain_class(tp):
+            primitive = _PRIMITIVES.get(tp)
+            return {"type": primitive} if primitive is not None else self._class(tp)
+        if tp is _loaded("typing", "LiteralString"):
+            return {"type": "string"}
+        origin = _origin(tp)
         if origin is not None:
             return self._generic(tp, origin)
         if isinstance(tp, type):
@@ -541,26 +800,27 @@ class _Builder:
     # -- generic aliases -------------------------------------------------------------------
 
     def _generic(self, tp: Any, origin: Any) -> Schema:
-        args = typing.get_args(tp)
-        if origin is typing.Annotated:
+        args = _args(tp)
+        if origin is _loaded("typing", "Annotated"):
             schema = self.schema(args[0])
             text = _annotated_description(tp)
             return {**schema, "description": text} if text else schema
-        if origin in _UNION_ORIGINS:
+        if origin in _union_origins():
             return self._union(args)
-        if origin is typing.Literal:
-            return _enum_schema([a.value if isinstance(a, enum.Enum) else a for a in args])
-        if origin in _ARRAY_ORIGINS:
+        if origin is _loaded("typing", "Literal"):
+            enum_class = _loaded("enum", "Enum")
+            return _enum_schema([a.value if isinstance(a, enum_class) else a for a in args])
+        if origin in _array_origins():
             return self._array(args)
-        if origin in _SET_ORIGINS:
+        if origin in _set_origins():
             return {**self._array(args), "uniqueItems": True}
         if origin is tuple:
             return self._tuple(args)
-        if origin in _MAPPING_ORIGINS:
+        if origin in _mapping_origins():
             return self._mapping(args)
         if origin in _qualifier_forms():  # Required[T], NotRequired[T], ReadOnly[T]
             return self.schema(args[0])
-        if isinstance(origin, type) and (dataclasses.is_dataclass(origin) or _is_typeddict(origin)):
+        if isinstance(origin, type) and (_is_dataclass_class(origin) or _is_typeddict(origin)):
             raise _Unsupported(
                 f"generic {origin.__qualname__}[...] is not supported; use a concrete class"
             )
@@ -615,14 +875,15 @@ class _Builder:
     # -- classes ---------------------------------------------------------------------------
 
     def _class(self, tp: type) -> Schema:
-        if issubclass(tp, enum.Enum):
+        if issubclass(tp, _loaded("enum", "Enum")):
+            members: Any = tp
             try:
-                return _enum_schema([member.value for member in tp])
+                return _enum_schema([member.value for member in members])
             except _Unsupported as exc:
                 raise _Unsupported(f"enum {tp.__qualname__}: {exc}") from None
         if _is_typeddict(tp):
             return self._named(tp, self._typeddict)
-        if dataclasses.is_dataclass(tp):
+        if _is_dataclass_class(tp):
             return self._named(tp, self._dataclass)
         if _is_pydantic_model(tp):
             return self._pydantic(tp)
@@ -854,11 +1115,28 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _cleandoc(doc: str) -> str:
+    """``inspect.cleandoc``: tabs expanded, the common indentation of the lines after the first
+    removed, leading and trailing blank lines dropped."""
+    lines = doc.expandtabs().split("\n")
+    margins = [len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()]
+    margin = min(margins, default=0)
+    lines = [lines[0].lstrip()] + [line[margin:] for line in lines[1:]]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str], str | None]:
     """Return (description without sections, parameter descriptions, returns text)."""
     if not doc or not doc.strip():
         return None, {}, None
-    lines = inspect.cleandoc(doc).splitlines()
+    cleaned = _cleandoc(doc)
+    if "\n" not in cleaned and not cleaned.rstrip().endswith(":") and not cleaned.startswith(":"):
+        return cleaned.rstrip(), {}, None  # one line: no section, no field (and no `re` import)
+    lines = cleaned.splitlines()
     kept: list[str] = []
     params: dict[str, str] = {}
     returns: list[str] = []
@@ -992,7 +1270,7 @@ def _mapping_to_json(mapping: Any) -> dict[str, Any]:
 
 
 def _key_to_json(key: Any) -> str:
-    if isinstance(key, enum.Enum) and isinstance(key.value, str):
+    if isinstance(key, _loaded("enum", "Enum")) and isinstance(key.value, str):
         return str.__str__(key.value)
     if isinstance(key, str):
         return str.__str__(key)
@@ -1002,13 +1280,20 @@ def _key_to_json(key: Any) -> str:
     )
 
 
-@functools.lru_cache(maxsize=512)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _dataclass_field_names(cls: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = tuple(field.name for field in dataclasses.fields(cls))
+        if len(_FIELD_NAMES) < 512:
+            _FIELD_NAMES[cls] = names
+    return names
 
 
 def _other_to_json(value: Any, kind: type) -> Any:
-    if isinstance(value, enum.Enum):
+    if isinstance(value, _loaded("enum", "Enum")):
         return _jsonable(value.value)
     if hasattr(kind, "__dataclass_fields__") and not isinstance(value, type):
         out: dict[str, Any] = {}

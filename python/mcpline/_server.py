@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
-import typing
-from collections.abc import Callable
-from typing import Any, Literal, TypeVar, overload
 
 from mcpline import _core
-from mcpline._schema import describe
+from mcpline._schema import describe, is_plain_json
 
-F = TypeVar("F", bound=Callable[..., Any])
-OutputMode = Literal["error", "result", "off"]
+# `typing`, `collections.abc`, `signal` and `threading` are left out at run time: together they
+# cost more start-up time than the rest of the server.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal, TypeVar, overload
+
+    F = TypeVar("F", bound=Callable[..., Any])
+    OutputMode = Literal["error", "result", "off"]
 
 
 class Server:
@@ -71,24 +73,26 @@ class Server:
         )
         self._runner: Any = None
 
-    @overload
-    def tool(self, fn: F, /) -> F: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def tool(
-        self,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
-        strict: bool | None = None,
-        output: OutputMode | None = None,
-        timeout: float | None = None,
-    ) -> Callable[[F], F]: ...
+        @overload
+        def tool(self, fn: F, /) -> F: ...
+
+        @overload
+        def tool(
+            self,
+            *,
+            name: str | None = None,
+            title: str | None = None,
+            description: str | None = None,
+            read_only: bool | None = None,
+            destructive: bool | None = None,
+            idempotent: bool | None = None,
+            open_world: bool | None = None,
+            strict: bool | None = None,
+            output: OutputMode | None = None,
+            timeout: float | None = None,
+        ) -> Callable[[F], F]: ...
 
     def tool(
         self,
@@ -149,7 +153,6 @@ class Server:
         output: OutputMode | None,
         timeout: float | None,
     ) -> None:
-        from mcpline._convert import converter_for, wrap_callable
         from mcpline._results import SetupError
 
         try:
@@ -159,15 +162,13 @@ class Server:
         except (TypeError, ValueError) as e:
             label = name or getattr(func, "__name__", repr(func))
             raise SetupError(f"cannot register tool {label!r}: {e}") from e
-        try:
-            annotations = typing.get_type_hints(func, include_extras=True)
-        except Exception:
-            annotations = {}
-        converters = {
-            p: conv
-            for p in shape.param_names
-            if (conv := converter_for(annotations.get(p, Any))) is not None
-        }
+        call = func
+        rich = {p: t for p, t in shape.param_types.items() if not is_plain_json(t)}
+        if rich:  # Enum, dataclass, tuple, set ... parameters: convert the JSON arguments first
+            from mcpline._convert import converter_for, wrap_callable
+
+            converters = {p: c for p, t in rich.items() if (c := converter_for(t)) is not None}
+            call = wrap_callable(func, converters, shape.is_async)
         runner = None
         if shape.is_async:
             if self._runner is None:
@@ -178,7 +179,7 @@ class Server:
         read_only, destructive, idempotent, open_world = hints
         self._core.add_tool(
             shape.name,
-            wrap_callable(func, converters, shape.is_async),
+            call,
             shape.input_schema,
             description=shape.description,
             title=title,
@@ -206,16 +207,22 @@ class Server:
         While serving, stdout is reserved for the protocol: ``print()`` and child processes
         write to stderr instead, and stdin reads as empty.
         """
+        # `signal` without its enum wrappers: `import signal` imports enum, functools and
+        # collections, several milliseconds of start-up.
+        import _signal  # type: ignore[import-not-found]
+
         previous = None
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            previous = _signal.signal(_signal.SIGTERM, _raise_interrupt)
+        except ValueError:
+            pass  # not the main thread: SIGTERM stays with whoever handles it there
         try:
             self._core.run_stdio()
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
             if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+                _signal.signal(_signal.SIGTERM, previous)
             if self._runner is not None:
                 self._runner.close()
 
