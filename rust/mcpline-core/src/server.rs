@@ -1251,7 +1251,7 @@ impl Session {
             Ok(arguments) => self.invoke(tool, arguments, &ctx),
             Err(message) => ToolOutput::error(message),
         };
-        let result = self.stamp(job.revision, output.to_result(job.revision));
+        let result = self.stamp(job.revision, output.into_result(job.revision));
         self.complete(&job.id, &job.flags, result_frame(&job.id, result));
     }
 

@@ -201,7 +201,8 @@ impl Content {
         }))
     }
 
-    fn to_json(&self, rev: Revision) -> Value {
+    /// The content block for `rev` (consumed: a large text or blob is moved, not copied).
+    fn into_json(self, rev: Revision) -> Value {
         match self {
             Self::Text(text) => json!({"type": "text", "text": text}),
             Self::Image { data, mime_type } => {
@@ -211,7 +212,7 @@ impl Content {
                 if rev.has_annotations() {
                     json!({"type": "audio", "data": data, "mimeType": mime_type})
                 } else {
-                    downgrade_note("audio", mime_type, rev)
+                    downgrade_note("audio", &mime_type, rev)
                 }
             }
             Self::Raw(value) => raw_for(value, rev),
@@ -226,7 +227,7 @@ fn downgrade_note(kind: &str, detail: &str, rev: Revision) -> Value {
     })
 }
 
-fn raw_for(value: &Value, rev: Revision) -> Value {
+fn raw_for(mut value: Value, rev: Revision) -> Value {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "audio" if !rev.has_annotations() => {
@@ -243,8 +244,7 @@ fn raw_for(value: &Value, rev: Revision) -> Value {
         }
         _ if !rev.has_structured_output() => {
             // `_meta` and `annotations.lastModified` are unknown before 2025-06-18.
-            let mut v = value.clone();
-            if let Some(obj) = v.as_object_mut() {
+            if let Some(obj) = value.as_object_mut() {
                 obj.remove("_meta");
                 if let Some(Value::Object(ann)) = obj.get_mut("annotations") {
                     ann.remove("lastModified");
@@ -253,9 +253,9 @@ fn raw_for(value: &Value, rev: Revision) -> Value {
                     obj.remove("annotations");
                 }
             }
-            v
+            value
         }
-        _ => value.clone(),
+        _ => value,
     }
 }
 
@@ -302,17 +302,17 @@ impl ToolOutput {
         }
     }
 
-    /// The `CallToolResult` object for `rev`.
+    /// The `CallToolResult` object for `rev` (consumed: nothing is copied).
     #[must_use]
-    pub fn to_result(&self, rev: Revision) -> Value {
+    pub fn into_result(self, rev: Revision) -> Value {
         let mut result = Map::new();
         result.insert(
             "content".into(),
-            Value::Array(self.content.iter().map(|c| c.to_json(rev)).collect()),
+            Value::Array(self.content.into_iter().map(|c| c.into_json(rev)).collect()),
         );
         if rev.has_structured_output() {
-            if let Some(s) = &self.structured {
-                result.insert("structuredContent".into(), s.clone());
+            if let Some(s) = self.structured {
+                result.insert("structuredContent".into(), s);
             }
         }
         if self.is_error {
