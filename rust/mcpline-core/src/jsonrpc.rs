@@ -1,6 +1,6 @@
 //! JSON-RPC 2.0 envelopes: ids, error codes and the frames the server writes.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// A JSON-RPC error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -102,7 +102,22 @@ impl std::fmt::Display for RequestId {
 /// A successful response frame.
 #[must_use]
 pub(crate) fn result_frame(id: &RequestId, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+    object([
+        ("jsonrpc", Value::from("2.0")),
+        ("id", id.to_value()),
+        ("result", result),
+    ])
+}
+
+/// A JSON object from its members, moving the values in. (`json!` copies every interpolated
+/// value through `to_value`: a whole tool result, or a large text, once more.)
+pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
 }
 
 /// An error response frame; `id` is omitted (never `null`) when it could not be read.
@@ -131,7 +146,11 @@ pub(crate) fn error_frame(
 /// A notification frame.
 #[must_use]
 pub(crate) fn notification_frame(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+    object([
+        ("jsonrpc", Value::from("2.0")),
+        ("method", Value::from(method)),
+        ("params", params),
+    ])
 }
 
 /// Serialises a frame compactly (no embedded newline is possible: JSON escapes them).

@@ -7,6 +7,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use crate::context::CallContext;
+use crate::jsonrpc::object;
 use crate::protocol::Revision;
 
 /// What happens to the output a tool run prints (fds 1 and 2, children included).
@@ -195,22 +196,35 @@ impl Content {
     #[must_use]
     pub fn blob(bytes: &[u8], uri: &str, mime_type: &str) -> Self {
         let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
-        Self::Raw(json!({
-            "type": "resource",
-            "resource": {"uri": uri, "mimeType": mime_type, "blob": blob}
-        }))
+        Self::Raw(object([
+            ("type", "resource".into()),
+            (
+                "resource",
+                object([
+                    ("uri", uri.into()),
+                    ("mimeType", mime_type.into()),
+                    ("blob", blob.into()),
+                ]),
+            ),
+        ]))
     }
 
     /// The content block for `rev` (consumed: a large text or blob is moved, not copied).
     fn into_json(self, rev: Revision) -> Value {
         match self {
-            Self::Text(text) => json!({"type": "text", "text": text}),
-            Self::Image { data, mime_type } => {
-                json!({"type": "image", "data": data, "mimeType": mime_type})
-            }
+            Self::Text(text) => object([("type", "text".into()), ("text", text.into())]),
+            Self::Image { data, mime_type } => object([
+                ("type", "image".into()),
+                ("data", data.into()),
+                ("mimeType", mime_type.into()),
+            ]),
             Self::Audio { data, mime_type } => {
                 if rev.has_annotations() {
-                    json!({"type": "audio", "data": data, "mimeType": mime_type})
+                    object([
+                        ("type", "audio".into()),
+                        ("data", data.into()),
+                        ("mimeType", mime_type.into()),
+                    ])
                 } else {
                     downgrade_note("audio", &mime_type, rev)
                 }
