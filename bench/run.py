@@ -1,9 +1,11 @@
 """Benchmark driver: cold start, pipelined throughput and idle memory, against peers in one run.
 
-    python bench/run.py [--calls 20000] [--starts 10] [--peers mcpline,stdlib,sdk]
+    python bench/run.py [--calls 20000] [--starts 10] [--rounds 5] [--peers mcpline,stdlib,sdk]
 
 Every peer serves the same `add(a, b)` tool over stdio. Figures are printed as a table with
-ratios against the stdlib loop (the bar mcpline must clear). Build mcpline in release mode
+ratios against the stdlib loop (the bar mcpline must clear). A 2-core machine is noisy, so
+the peers take turns for several rounds (start-ups and throughput runs interleaved) and each
+figure is the median over the rounds. Build mcpline in release mode
 first (`MATURIN_PROFILE=release make build`): a dev build is unoptimised.
 """
 
@@ -116,15 +118,29 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--starts", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--peers", default="mcpline,stdlib,sdk")
     ns = ap.parse_args()
-    rows = {}
-    for name in ns.peers.split(","):
-        argv = PEERS[name]
-        calls = ns.calls if name != "sdk" else min(ns.calls, 2000)
-        starts = sorted(cold_start(argv) for _ in range(ns.starts))
-        rate, idle = throughput(argv, calls)
-        rows[name] = (statistics.median(starts), rate, idle)
+    names = ns.peers.split(",")
+    starts: dict[str, list[float]] = {name: [] for name in names}
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    idles: dict[str, list[int]] = {name: [] for name in names}
+    for _ in range(ns.rounds):
+        for name in names:
+            argv = PEERS[name]
+            calls = ns.calls if name != "sdk" else min(ns.calls, 2000)
+            starts[name].extend(cold_start(argv) for _ in range(ns.starts))
+            rate, idle = throughput(argv, calls)
+            rates[name].append(rate)
+            idles[name].append(idle)
+    rows = {
+        name: (
+            statistics.median(starts[name]),
+            statistics.median(rates[name]),
+            statistics.median(idles[name]),
+        )
+        for name in names
+    }
     base = rows.get("stdlib")
     print(f"{'peer':<8} {'cold start':>11} {'calls/s':>10} {'idle RSS':>9}  vs stdlib loop")
     for name, (cold, rate, idle) in rows.items():
@@ -132,7 +148,7 @@ def main() -> None:
         if base:
             ratio = f"start x{cold / base[0]:.2f}, calls x{rate / base[1]:.2f}"
         print(f"{name:<8} {cold * 1000:>8.1f} ms {rate:>10.0f} {idle / 1024:>6.1f} MiB  {ratio}")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, medians of {ns.rounds} rounds")
 
 
 if __name__ == "__main__":
