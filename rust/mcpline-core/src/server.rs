@@ -30,6 +30,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Writes one line to the real stderr (the server's log).
 pub(crate) fn log_line(text: &str) {
+    // A parked capture file is not the log: point fds 1 and 2 back first.
+    let _ = Capture::unpark();
     let mut line = String::with_capacity(text.len() + 10);
     line.push_str("[mcpline] ");
     line.push_str(text);
@@ -418,6 +420,11 @@ impl JobQueue {
         self.changed.notify_all();
     }
 
+    /// Whether a call is waiting in the queue.
+    fn has_jobs(&self) -> bool {
+        !lock(&self.state).jobs.is_empty()
+    }
+
     /// Waits until the worker is idle with nothing queued, or `deadline` passes.
     fn wait_idle(&self, deadline: Instant) -> bool {
         let mut st = lock(&self.state);
@@ -550,6 +557,11 @@ impl Session {
         }
 
         loop {
+            // fds 1 and 2 stay parked on an empty capture file only while another call is
+            // about to take it over; nothing may be written there while the worker waits.
+            if crate::capture::is_parked() && !self.queue.has_jobs() {
+                let _ = Capture::unpark();
+            }
             let job = match self
                 .queue
                 .pop(self.stop_check.is_some().then_some(STOP_POLL))
@@ -577,6 +589,7 @@ impl Session {
                 break;
             }
         }
+        let _ = Capture::unpark();
         lock(&self.end).unwrap_or(ServeEnd::EndOfInput)
     }
 
@@ -1267,6 +1280,8 @@ impl Session {
                 }
             }
         } else {
+            // An uncaptured tool writes to the real stdout and stderr, not a parked file.
+            let _ = Capture::unpark();
             None
         };
         let timer = tool
@@ -1295,7 +1310,13 @@ impl Session {
         }
         if let Some(capture) = capture {
             tool.handler.flush_output();
-            match capture.finish() {
+            // Quiet calls back to back keep fds 1 and 2 on the same empty file (no dup2).
+            let finished = if self.queue.has_jobs() {
+                capture.finish_or_park()
+            } else {
+                capture.finish()
+            };
+            match finished {
                 Ok(captured) if !captured.is_empty() => {
                     let label = format!("[{} #{}] ", tool.spec.name, ctx.id);
                     let mut err = std::io::stderr().lock();

@@ -208,6 +208,9 @@ struct Cell {
     /// While stdio is protected: the copies of fds 1 and 2 that the last capture restored,
     /// kept for the next capture instead of copying and closing them every time.
     home: Option<CaptureSaved>,
+    /// Parked between two captures (see [`Capture::finish_or_park`]): fds 1 and 2 still point
+    /// at this empty file, and `home` holds what they must point at otherwise.
+    parked: Option<File>,
 }
 
 static CELL: Mutex<Cell> = Mutex::new(Cell {
@@ -215,9 +218,11 @@ static CELL: Mutex<Cell> = Mutex::new(Cell {
     protect: None,
     spare: None,
     home: None,
+    parked: None,
 });
 static CAPTURING: AtomicBool = AtomicBool::new(false);
 static PROTECTED: AtomicBool = AtomicBool::new(false);
+static PARKED: AtomicBool = AtomicBool::new(false);
 
 /// Locks the cell. Nothing panics while holding the lock, but a poisoned lock is still usable:
 /// the state it guards is always consistent between operations.
@@ -289,10 +294,43 @@ fn end_capture(cell: &mut Cell) -> Result<(), CaptureError> {
     out.and(err)
 }
 
+/// Points fds 1 and 2 back at their real targets if a capture left them parked. Bytes that
+/// reached the parked file belong to no call: they are passed on to the real stderr as they are.
+fn unpark(cell: &mut Cell) -> Result<(), CaptureError> {
+    let Some(file) = cell.parked.take() else {
+        return Ok(());
+    };
+    PARKED.store(false, Ordering::Release);
+    sys::flush_c_stdio();
+    let restored = match &cell.home {
+        Some(home) => sys::restore(STDOUT, &home.out)
+            .map_err(descriptor(END_CAPTURE, "dup2 onto fd 1"))
+            .and(
+                sys::restore(STDERR, &home.err).map_err(descriptor(END_CAPTURE, "dup2 onto fd 2")),
+            ),
+        None => Ok(()), // unreachable: parking keeps the copies in `home`
+    };
+    let len = file_len(&file).unwrap_or(0);
+    if len > 0 {
+        let stray = Captured {
+            file: Some(file),
+            len,
+        };
+        let _ = stray.copy_labelled("", &mut io::stderr().lock());
+    } else if cell.spare.is_none() {
+        cell.spare = Some(file);
+    }
+    restored
+}
+
 /// Restores fds 0 and 1 if stdio is protected. Idempotent.
 fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
-    let Some(ProtectSaved { input, output }) = cell.protect.take() else {
+    if cell.protect.is_none() {
         return Ok(());
+    }
+    let unparked = unpark(cell);
+    let Some(ProtectSaved { input, output }) = cell.protect.take() else {
+        return unparked;
     };
     cell.home = None;
     sys::flush_c_stdio();
@@ -308,7 +346,7 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
         None => sys::restore(STDOUT, &output).map_err(descriptor(END_PROTECTION, "dup2 onto fd 1")),
     };
     PROTECTED.store(false, Ordering::Release);
-    input_restored.and(output_restored)
+    unparked.and(input_restored).and(output_restored)
 }
 
 /// One capture of fds 1 and 2 into a fresh unlinked temporary file (mode 0600, in `$TMPDIR`,
@@ -341,6 +379,20 @@ impl Capture {
         }
         sys::init()?;
         sys::flush_c_stdio();
+        if let Some(file) = cell.parked.take() {
+            // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
+            if file_len(&file).is_ok_and(|len| len == 0) {
+                if let Some(home) = cell.home.take() {
+                    PARKED.store(false, Ordering::Release);
+                    cell.capture = Some(home);
+                    CAPTURING.store(true, Ordering::Release);
+                    return Ok(Self { file: Some(file) });
+                }
+            }
+            // Written to since it was parked: unpark (passing those bytes on), start afresh.
+            cell.parked = Some(file);
+            unpark(&mut cell)?;
+        }
         // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
         let CaptureSaved { out, err } = match cell.home.take() {
             Some(home) => home,
@@ -399,6 +451,58 @@ impl Capture {
             len,
         })
     }
+}
+
+impl Capture {
+    /// Like [`Capture::finish`], except that an empty capture, while stdio is protected, leaves
+    /// fds 1 and 2 parked on its file for the next [`Capture::begin`], which then redirects
+    /// nothing: a server running calls back to back pays no `dup2` for the quiet ones.
+    ///
+    /// Parked descriptors must not outlive the moment they are useful: [`Capture::unpark`] (or
+    /// the next `begin`, or the end of the protection) points them back, and passes on whatever
+    /// reached the parked file in between to the real stderr.
+    ///
+    /// # Errors
+    ///
+    /// As [`Capture::finish`].
+    pub fn finish_or_park(mut self) -> Result<Captured, CaptureError> {
+        let mut cell = cell();
+        let parkable = cell.protect.is_some() && cell.parked.is_none() && cell.capture.is_some();
+        if parkable {
+            if let Some(file) = self.file.take() {
+                sys::flush_c_stdio();
+                if file_len(&file).is_ok_and(|len| len == 0) {
+                    cell.home = cell.capture.take();
+                    cell.parked = Some(file);
+                    CAPTURING.store(false, Ordering::Release);
+                    PARKED.store(true, Ordering::Release);
+                    return Ok(Captured { file: None, len: 0 });
+                }
+                self.file = Some(file);
+            }
+        }
+        drop(cell);
+        self.finish()
+    }
+
+    /// Points fds 1 and 2 back at their real targets if a finished capture left them parked
+    /// (see [`Capture::finish_or_park`]); does nothing otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`CaptureError::Descriptor`] if a descriptor cannot be restored (both are attempted).
+    pub fn unpark() -> Result<(), CaptureError> {
+        if !is_parked() {
+            return Ok(());
+        }
+        unpark(&mut cell())
+    }
+}
+
+/// Whether a finished capture left fds 1 and 2 parked on its file.
+#[must_use]
+pub fn is_parked() -> bool {
+    PARKED.load(Ordering::Acquire)
 }
 
 impl Drop for Capture {
