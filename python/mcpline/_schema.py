@@ -102,32 +102,19 @@ def _never_forms() -> tuple[Any, ...]:
     return (_loaded("typing", "NoReturn"), _loaded("typing", "Never"))
 
 
-# An annotation such as `Sequence[int]` exists only once `collections.abc` was imported.
+_ORIGINS = {
+    "array": ((list,), ("Sequence", "MutableSequence")),
+    "set": ((set, frozenset), ("Set", "MutableSet")),
+    "mapping": ((dict,), ("Mapping", "MutableMapping")),
+}
 
 
-def _array_origins() -> tuple[Any, ...]:
-    return (
-        list,
-        _loaded("collections.abc", "Sequence"),
-        _loaded("collections.abc", "MutableSequence"),
-    )
-
-
-def _set_origins() -> tuple[Any, ...]:
-    return (
-        set,
-        frozenset,
-        _loaded("collections.abc", "Set"),
-        _loaded("collections.abc", "MutableSet"),
-    )
-
-
-def _mapping_origins() -> tuple[Any, ...]:
-    return (
-        dict,
-        _loaded("collections.abc", "Mapping"),
-        _loaded("collections.abc", "MutableMapping"),
-    )
+def _origins(kind: str) -> tuple[Any, ...]:
+    """The generic origins of one kind of container: the builtins, and the `collections.abc`
+    classes once that module was imported (an annotation such as `Sequence[int]` cannot exist
+    before)."""
+    builtins, abstract = _ORIGINS[kind]
+    return (*builtins, *(_loaded("collections.abc", name) for name in abstract))
 
 
 def _is_plain_class(tp: Any) -> bool:
@@ -810,13 +797,13 @@ class _Builder:
         if origin is _loaded("typing", "Literal"):
             enum_class = _loaded("enum", "Enum")
             return _enum_schema([a.value if isinstance(a, enum_class) else a for a in args])
-        if origin in _array_origins():
+        if origin in _origins("array"):
             return self._array(args)
-        if origin in _set_origins():
+        if origin in _origins("set"):
             return {**self._array(args), "uniqueItems": True}
         if origin is tuple:
             return self._tuple(args)
-        if origin in _mapping_origins():
+        if origin in _origins("mapping"):
             return self._mapping(args)
         if origin in _qualifier_forms():  # Required[T], NotRequired[T], ReadOnly[T]
             return self.schema(args[0])
