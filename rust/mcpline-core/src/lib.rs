@@ -37,7 +37,9 @@ mod tool;
 mod transport;
 mod validate;
 
-pub use capture::{Capture, CaptureError, Captured, ProtectedStdio, is_capturing, is_parked};
+pub use capture::{
+    Capture, CaptureError, Captured, ProtectedStdio, is_capturing, is_parked, write_real_stderr,
+};
 pub use context::{CallContext, LogLevel};
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};

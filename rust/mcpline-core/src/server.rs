@@ -28,15 +28,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Writes one line to the real stderr (the server's log).
+/// Writes one line to the real stderr (the server's log), never into a tool's capture.
 pub(crate) fn log_line(text: &str) {
-    // A parked capture file is not the log: point fds 1 and 2 back first.
-    let _ = Capture::unpark();
     let mut line = String::with_capacity(text.len() + 10);
     line.push_str("[mcpline] ");
     line.push_str(text);
     line.push('\n');
-    let _ = std::io::stderr().write_all(line.as_bytes());
+    let _ = crate::capture::write_real_stderr(line.as_bytes());
 }
 
 /// Who the server is.

@@ -499,6 +499,31 @@ impl Capture {
     }
 }
 
+/// Writes `bytes` to the process's real stderr, also while a capture (running or parked) holds
+/// fd 2: a log line written from another thread during a tool call never lands in that call's
+/// captured output. Without a capture this is a plain write to fd 2.
+///
+/// # Errors
+///
+/// Copying the saved descriptor or writing failed.
+pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
+    let private = {
+        let cell = cell();
+        let saved = match (&cell.capture, &cell.parked) {
+            (Some(active), _) => Some(&active.err),
+            (None, Some(_)) => cell.home.as_ref().map(|home| &home.err),
+            (None, None) => None,
+        };
+        // A private copy, written outside the lock: a stderr nobody reads must not block the
+        // next capture.
+        saved.map(sys::private_file).transpose()?
+    };
+    match private {
+        Some(mut file) => file.write_all(bytes),
+        None => io::stderr().write_all(bytes),
+    }
+}
+
 /// Whether a finished capture left fds 1 and 2 parked on its file.
 #[must_use]
 pub fn is_parked() -> bool {
