@@ -40,6 +40,10 @@
 //! to fd 1 or 2 made between captures (by a background thread) is undone when the next capture
 //! ends, as a change made during a capture always is.
 //!
+//! And when a capture ends empty while the next call is already queued, the server ends it with
+//! [`Capture::finish_or_park`]: fds 1 and 2 stay on the empty file and the next `begin` takes it
+//! over, so a quiet call costs two `lseek` (one at each end) and no `dup2` at all.
+//!
 //! The capture file is reused while it stays empty: `finish` keeps a file that nobody wrote to as
 //! a spare (an empty file nobody wrote to is as good as a fresh one), and the next `begin` takes
 //! it after checking it is still empty (a background child of an earlier tool that is still
