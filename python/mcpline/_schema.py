@@ -608,9 +608,9 @@ def _output_schema(
 def _has_no_output_schema(annotation: Any) -> bool:
     """``str``, ``None``, binary/media/ToolResult, ``Any`` (or unions of only those)."""
     origin = _origin(annotation)
-    if origin is not None and origin is _loaded("typing", "Annotated"):
+    if origin is _loaded("typing", "Annotated"):
         return _has_no_output_schema(_args(annotation)[0])
-    if origin is not None and origin in _union_origins():
+    if origin in _union_origins():
         return all(_has_no_output_schema(a) for a in _args(annotation))
     if annotation is None or annotation is _NONE_TYPE or annotation is str:
         return True
@@ -769,8 +769,6 @@ class _Builder:
         origin = _origin(tp)
         if origin is not None:
             return self._generic(tp, origin)
-        if isinstance(tp, type):
-            return self._class(tp)
         supertype = getattr(tp, "__supertype__", None)  # typing.NewType
         if supertype is not None:
             return self.schema(supertype)
