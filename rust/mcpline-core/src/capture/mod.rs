@@ -289,12 +289,18 @@ fn end_capture(cell: &mut Cell) -> Result<(), CaptureError> {
         return Ok(());
     };
     sys::flush_c_stdio();
-    let out = sys::restore(STDOUT, &saved.out).map_err(descriptor(END_CAPTURE, "dup2 onto fd 1"));
-    let err = sys::restore(STDERR, &saved.err).map_err(descriptor(END_CAPTURE, "dup2 onto fd 2"));
+    let restored = restore_streams(&saved);
     CAPTURING.store(false, Ordering::Release);
-    if cell.protect.is_some() && out.is_ok() && err.is_ok() {
+    if cell.protect.is_some() && restored.is_ok() {
         cell.home = Some(saved);
     }
+    restored
+}
+
+/// Points fds 1 and 2 back at their saved copies (both are attempted).
+fn restore_streams(saved: &CaptureSaved) -> Result<(), CaptureError> {
+    let out = sys::restore(STDOUT, &saved.out).map_err(descriptor(END_CAPTURE, "dup2 onto fd 1"));
+    let err = sys::restore(STDERR, &saved.err).map_err(descriptor(END_CAPTURE, "dup2 onto fd 2"));
     out.and(err)
 }
 
@@ -306,14 +312,8 @@ fn unpark(cell: &mut Cell) -> Result<(), CaptureError> {
     };
     PARKED.store(false, Ordering::Release);
     sys::flush_c_stdio();
-    let restored = match &cell.home {
-        Some(home) => sys::restore(STDOUT, &home.out)
-            .map_err(descriptor(END_CAPTURE, "dup2 onto fd 1"))
-            .and(
-                sys::restore(STDERR, &home.err).map_err(descriptor(END_CAPTURE, "dup2 onto fd 2")),
-            ),
-        None => Ok(()), // unreachable: parking keeps the copies in `home`
-    };
+    // Parking keeps the real copies in `home`, so it is always there.
+    let restored = cell.home.as_ref().map_or(Ok(()), restore_streams);
     let len = file_len(&file).unwrap_or(0);
     if len > 0 {
         let stray = Captured {
@@ -383,20 +383,22 @@ impl Capture {
         }
         sys::init()?;
         sys::flush_c_stdio();
-        if let Some(file) = cell.parked.take() {
-            // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
-            if file_len(&file).is_ok_and(|len| len == 0) {
-                if let Some(home) = cell.home.take() {
-                    PARKED.store(false, Ordering::Release);
-                    cell.capture = Some(home);
-                    CAPTURING.store(true, Ordering::Release);
-                    return Ok(Self { file: Some(file) });
-                }
-            }
-            // Written to since it was parked: unpark (passing those bytes on), start afresh.
-            cell.parked = Some(file);
-            unpark(&mut cell)?;
+        // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
+        let reusable = cell.home.is_some()
+            && cell
+                .parked
+                .as_ref()
+                .is_some_and(|file| file_len(file).is_ok_and(|len| len == 0));
+        if reusable {
+            PARKED.store(false, Ordering::Release);
+            cell.capture = cell.home.take();
+            CAPTURING.store(true, Ordering::Release);
+            return Ok(Self {
+                file: cell.parked.take(),
+            });
         }
+        // Written to since it was parked (or nothing parked): unpark, passing those bytes on.
+        unpark(&mut cell)?;
         // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
         let CaptureSaved { out, err } = match cell.home.take() {
             Some(home) => home,
@@ -455,9 +457,7 @@ impl Capture {
             len,
         })
     }
-}
 
-impl Capture {
     /// Like [`Capture::finish`], except that an empty capture, while stdio is protected, leaves
     /// fds 1 and 2 parked on its file for the next [`Capture::begin`], which then redirects
     /// nothing: a server running calls back to back pays no `dup2` for the quiet ones.
