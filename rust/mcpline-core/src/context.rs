@@ -1,13 +1,14 @@
 //! What a running tool can see and do: [`CallContext`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::{RequestId, notification_frame};
 use crate::protocol::Revision;
 use crate::server::Session;
+use crate::sync::lock;
 
 /// MCP log levels, in increasing severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -88,12 +89,11 @@ impl CallFlags {
     pub(crate) fn cancel(&self) {
         // Taken so that a progress or log write in flight finishes before the flag flips, and
         // none starts after it.
-        let guard = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+        let guard = lock(&self.finished);
         let first = !self.cancelled.swap(true, Ordering::SeqCst);
         drop(guard);
         if first {
-            let hooks =
-                std::mem::take(&mut *self.hooks.lock().unwrap_or_else(PoisonError::into_inner));
+            let hooks = std::mem::take(&mut *lock(&self.hooks));
             for hook in hooks {
                 hook();
             }
@@ -104,8 +104,7 @@ impl CallFlags {
     /// caller may be that very write, holding the call's write lock).
     pub(crate) fn cancel_unordered(&self) {
         if !self.cancelled.swap(true, Ordering::SeqCst) {
-            let hooks =
-                std::mem::take(&mut *self.hooks.lock().unwrap_or_else(PoisonError::into_inner));
+            let hooks = std::mem::take(&mut *lock(&self.hooks));
             for hook in hooks {
                 hook();
             }
@@ -127,7 +126,7 @@ impl CallFlags {
 
     /// Runs `f` unless the call has finished; `finish = true` marks it finished.
     pub(crate) fn while_open<T>(&self, finish: bool, f: impl FnOnce() -> T) -> Option<T> {
-        let mut done = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut done = lock(&self.finished);
         if *done {
             return None;
         }
@@ -213,11 +212,7 @@ impl CallContext {
     /// Registers `hook` to run (on another thread) when the call is cancelled; runs it at once if
     /// it already was.
     pub fn on_cancel(&self, hook: impl Fn() + Send + Sync + 'static) {
-        let mut hooks = self
-            .flags
-            .hooks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut hooks = lock(&self.flags.hooks);
         if self.flags.is_cancelled() {
             drop(hooks);
             hook();
@@ -238,10 +233,7 @@ impl CallContext {
             return false;
         }
         {
-            let mut last = self
-                .last_progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut last = lock(&self.last_progress);
             if last.is_some_and(|prev| done <= prev) {
                 return false;
             }

@@ -33,6 +33,7 @@ mod jsonrpc;
 mod lifecycle;
 mod protocol;
 mod server;
+mod sync;
 mod tool;
 mod transport;
 mod validate;
@@ -46,6 +47,7 @@ pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
 pub use jsonrpc::{ErrorCode, IntId, RequestId};
 pub use protocol::{HANDSHAKE_REVISIONS, Revision, STATELESS_REVISIONS};
 pub use server::{STOP_POLL, ServeEnd, Server, ServerConfig, ServerInfo, StopCheck};
+pub use sync::lock;
 pub use tool::{
     Content, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec, is_valid_tool_name,
 };

@@ -20,13 +20,10 @@ use crate::protocol::{
     HANDSHAKE_REVISIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
     META_PROTOCOL_VERSION, META_SERVER_INFO, Revision, STATELESS_REVISIONS,
 };
+use crate::sync::lock;
 use crate::tool::{Content, OutputMode, ToolHandler, ToolOutput, ToolSpec, is_valid_tool_name};
 use crate::transport::{StdioTransport, Transport};
 use crate::validate::ArgumentValidator;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Writes one line to the real stderr (the server's log), never into a tool's capture.
 pub(crate) fn log_line(text: &str) {

@@ -5,12 +5,13 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
+use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::error::TransportError;
 use crate::framing::{Inbound, LineReader};
+use crate::sync::lock;
 
 /// Moves frames in and out. `read_line` is called from one reader thread only; `write_line` may
 /// be called from any thread and must write each frame whole (one write per message).
@@ -26,10 +27,6 @@ pub trait Transport: Send + Sync {
     /// # Errors
     /// [`TransportError::OutputClosed`] once the peer stopped reading.
     fn write_line(&self, line: &[u8]) -> Result<(), TransportError>;
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Newline-delimited frames over any byte reader and writer (the protected stdio streams in

@@ -66,7 +66,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 #[cfg(unix)]
 mod unix;
@@ -84,6 +84,8 @@ use windows as sys;
 mod parent_windows;
 #[cfg(windows)]
 pub(crate) use parent_windows::ParentHandle;
+
+use crate::sync::lock;
 
 #[cfg(not(any(unix, windows)))]
 compile_error!("the capture cell supports unix and Windows only");
@@ -231,7 +233,7 @@ static PARKED: AtomicBool = AtomicBool::new(false);
 /// Locks the cell. Nothing panics while holding the lock, but a poisoned lock is still usable:
 /// the state it guards is always consistent between operations.
 fn cell() -> MutexGuard<'static, Cell> {
-    CELL.lock().unwrap_or_else(PoisonError::into_inner)
+    lock(&CELL)
 }
 
 /// Is fd 1/2 currently redirected into a capture file?
