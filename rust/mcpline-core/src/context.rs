@@ -1,148 +1,22 @@
 //! What a running tool can see and do: [`CallContext`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
+use crate::flags::CallFlags;
 use crate::jsonrpc::{RequestId, notification_frame};
-use crate::protocol::Revision;
-use crate::server::Session;
+use crate::log::log_line;
+use crate::outbox::Outbox;
+use crate::protocol::{Feature, LogLevel, Revision};
 use crate::sync::lock;
-
-/// MCP log levels, in increasing severity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LogLevel {
-    /// Detailed debugging information.
-    Debug,
-    /// General information.
-    Info,
-    /// Normal but significant events.
-    Notice,
-    /// Warning conditions.
-    Warning,
-    /// Error conditions.
-    Error,
-    /// Critical conditions.
-    Critical,
-    /// Action must be taken immediately.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-impl LogLevel {
-    const ALL: [Self; 8] = [
-        Self::Debug,
-        Self::Info,
-        Self::Notice,
-        Self::Warning,
-        Self::Error,
-        Self::Critical,
-        Self::Alert,
-        Self::Emergency,
-    ];
-
-    /// Parses a level name (`"debug"` … `"emergency"`).
-    #[must_use]
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|l| l.as_str() == s)
-    }
-
-    /// The level's wire name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Debug => "debug",
-            Self::Info => "info",
-            Self::Notice => "notice",
-            Self::Warning => "warning",
-            Self::Error => "error",
-            Self::Critical => "critical",
-            Self::Alert => "alert",
-            Self::Emergency => "emergency",
-        }
-    }
-
-    pub(crate) fn to_u8(self) -> u8 {
-        self as u8
-    }
-
-    pub(crate) fn from_u8(v: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(v)).copied()
-    }
-}
-
-type CancelHook = Box<dyn Fn() + Send + Sync>;
-
-/// Per-call state shared by the worker, the reader (cancellation) and the timer (timeouts).
-#[derive(Default)]
-pub(crate) struct CallFlags {
-    cancelled: AtomicBool,
-    timed_out: AtomicBool,
-    /// Set (under the lock) once the response is being written: nothing may follow it.
-    finished: Mutex<bool>,
-    hooks: Mutex<Vec<CancelHook>>,
-}
-
-impl CallFlags {
-    pub(crate) fn cancel(&self) {
-        // Taken so that a progress or log write in flight finishes before the flag flips, and
-        // none starts after it.
-        let guard = lock(&self.finished);
-        let first = !self.cancelled.swap(true, Ordering::SeqCst);
-        drop(guard);
-        if first {
-            let hooks = std::mem::take(&mut *lock(&self.hooks));
-            for hook in hooks {
-                hook();
-            }
-        }
-    }
-
-    /// Cancels without waiting for a write in flight: for when the output is already dead (the
-    /// caller may be that very write, holding the call's write lock).
-    pub(crate) fn cancel_unordered(&self) {
-        if !self.cancelled.swap(true, Ordering::SeqCst) {
-            let hooks = std::mem::take(&mut *lock(&self.hooks));
-            for hook in hooks {
-                hook();
-            }
-        }
-    }
-
-    pub(crate) fn time_out(&self) {
-        self.timed_out.store(true, Ordering::SeqCst);
-        self.cancel();
-    }
-
-    pub(crate) fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
-    }
-
-    pub(crate) fn timed_out(&self) -> bool {
-        self.timed_out.load(Ordering::SeqCst)
-    }
-
-    /// Runs `f` unless the call has finished; `finish = true` marks it finished.
-    pub(crate) fn while_open<T>(&self, finish: bool, f: impl FnOnce() -> T) -> Option<T> {
-        let mut done = lock(&self.finished);
-        if *done {
-            return None;
-        }
-        if finish {
-            *done = true;
-        }
-        Some(f())
-    }
-}
 
 /// The view a tool has of its call: ids, revision, client, cancellation, progress and logging.
 ///
 /// Cheap to clone; a clone kept after the call returns can still be queried but sends nothing.
 #[derive(Clone)]
 pub struct CallContext {
-    pub(crate) session: Arc<Session>,
+    pub(crate) outbox: Arc<Outbox>,
     pub(crate) flags: Arc<CallFlags>,
     pub(crate) id: RequestId,
     pub(crate) tool: Arc<str>,
@@ -157,7 +31,7 @@ pub struct CallContext {
 impl CallContext {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        session: Arc<Session>,
+        outbox: Arc<Outbox>,
         flags: Arc<CallFlags>,
         id: RequestId,
         tool: Arc<str>,
@@ -167,7 +41,7 @@ impl CallContext {
         request_log_level: Option<LogLevel>,
     ) -> Self {
         Self {
-            session,
+            outbox,
             flags,
             id,
             tool,
@@ -212,13 +86,7 @@ impl CallContext {
     /// Registers `hook` to run (on another thread) when the call is cancelled; runs it at once if
     /// it already was.
     pub fn on_cancel(&self, hook: impl Fn() + Send + Sync + 'static) {
-        let mut hooks = lock(&self.flags.hooks);
-        if self.flags.is_cancelled() {
-            drop(hooks);
-            hook();
-        } else {
-            hooks.push(Box::new(hook));
-        }
+        self.flags.on_cancel(hook);
     }
 
     /// Sends `notifications/progress` when the request carried a progress token.
@@ -246,7 +114,7 @@ impl CallContext {
             params.insert("total".into(), number(total));
         }
         if let Some(message) = message {
-            if self.revision.has_annotations() {
+            if self.revision.supports(Feature::ProgressMessage) {
                 params.insert("message".into(), Value::from(message));
             }
         }
@@ -261,7 +129,7 @@ impl CallContext {
         let threshold = if self.revision.is_stateless() {
             self.request_log_level
         } else {
-            self.session.log_level()
+            self.outbox.log_level()
         };
         let sent = threshold.is_some_and(|min| level >= min) && !self.flags.is_cancelled() && {
             let mut params = Map::new();
@@ -272,7 +140,7 @@ impl CallContext {
             self.send_while_running(&frame)
         };
         if !sent {
-            crate::server::log_line(&format!(
+            log_line(&format!(
                 "[{} #{}] {}: {}",
                 self.tool,
                 self.id,
@@ -292,7 +160,7 @@ impl CallContext {
                 if self.flags.is_cancelled() {
                     return false;
                 }
-                self.session.write_frame(frame);
+                self.outbox.write(frame);
                 true
             })
             .unwrap_or(false)

@@ -55,12 +55,13 @@ pub enum ServerError {
     )]
     DuplicateTool(String),
     /// A tool's input schema cannot be compiled.
-    #[error("the inputSchema of tool {tool:?} is not usable: {reason}")]
+    #[error("the inputSchema of tool {tool:?} is not usable: {source}")]
     BadSchema {
         /// The tool.
         tool: String,
-        /// Why.
-        reason: String,
+        /// Why the validator could not compile it.
+        #[source]
+        source: crate::validate::SchemaError,
     },
     /// The transport failed.
     #[error(transparent)]

@@ -264,3 +264,50 @@ mod tests {
         assert_eq!(sniff_id(br#"{"id":1.5,"#), None);
     }
 }
+
+/// A request that is answered with a JSON-RPC error instead of a result.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestError {
+    pub(crate) code: ErrorCode,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
+}
+
+impl RequestError {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// `-32602`: the params do not fit the method.
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, message)
+    }
+
+    /// `-32600`: the request is not acceptable as sent.
+    pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message)
+    }
+
+    /// `-32601` for a method this server does not have.
+    pub(crate) fn method_not_found(method: &str) -> Self {
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method:?}"),
+        )
+    }
+
+    /// Attaches the error's `data` member.
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The error frame answering `id` (no `id` member when it could not be read).
+    pub(crate) fn into_frame(self, id: Option<&RequestId>) -> Value {
+        error_frame(id, self.code, &self.message, self.data)
+    }
+}

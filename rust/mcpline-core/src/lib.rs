@@ -26,27 +26,39 @@
 //! ```
 
 mod capture;
+mod config;
 mod context;
+mod dispatch;
 mod error;
+mod flags;
 mod framing;
+mod invoke;
 mod jsonrpc;
 mod lifecycle;
+mod log;
+mod methods;
+mod outbox;
 mod protocol;
+mod queue;
+mod registry;
 mod server;
+mod session;
 mod sync;
+mod sys;
 mod tool;
 mod transport;
 mod validate;
 
 pub use capture::{
-    Capture, CaptureError, Captured, ProtectedStdio, is_capturing, is_parked, write_real_stderr,
+    Capture, CaptureError, Captured, ProtectedStdio, is_capturing, settle, write_real_stderr,
 };
-pub use context::{CallContext, LogLevel};
+pub use config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
+pub use context::CallContext;
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
 pub use jsonrpc::{ErrorCode, IntId, RequestId};
-pub use protocol::{HANDSHAKE_REVISIONS, Revision, STATELESS_REVISIONS};
-pub use server::{STOP_POLL, ServeEnd, Server, ServerConfig, ServerInfo, StopCheck};
+pub use protocol::{Feature, HANDSHAKE_REVISIONS, LogLevel, Revision, STATELESS_REVISIONS};
+pub use server::Server;
 pub use sync::lock;
 pub use tool::{
     Content, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec, is_valid_tool_name,

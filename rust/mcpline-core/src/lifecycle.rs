@@ -5,7 +5,7 @@ pub(crate) struct ParentWatch {
     #[cfg(unix)]
     original: u32,
     #[cfg(windows)]
-    handle: Option<crate::capture::ParentHandle>,
+    handle: Option<crate::sys::ParentHandle>,
 }
 
 impl ParentWatch {
@@ -20,7 +20,7 @@ impl ParentWatch {
         #[cfg(windows)]
         {
             Self {
-                handle: crate::capture::ParentHandle::open(),
+                handle: crate::sys::ParentHandle::open(),
             }
         }
     }
@@ -37,7 +37,7 @@ impl ParentWatch {
         {
             self.handle
                 .as_ref()
-                .is_none_or(crate::capture::ParentHandle::alive)
+                .is_none_or(crate::sys::ParentHandle::alive)
         }
     }
 }

@@ -76,33 +76,130 @@ impl Revision {
         self >= Self::V2026_07_28
     }
 
-    /// Whether JSON-RPC batches exist in this revision (2025-03-26 only).
+    /// Whether this revision defines `feature`.
     #[must_use]
-    pub fn has_batches(self) -> bool {
-        self == Self::V2025_03_26
+    pub fn supports(self, feature: Feature) -> bool {
+        match feature {
+            Feature::Batches => self == Self::V2025_03_26,
+            _ => self >= feature.since(),
+        }
     }
+}
 
-    /// Tool annotations, audio content and progress `message` (from 2025-03-26).
-    #[must_use]
-    pub fn has_annotations(self) -> bool {
-        self >= Self::V2025_03_26
-    }
+/// A piece of the protocol that only some revisions define; see [`Revision::supports`].
+///
+/// Fields and content a revision does not define are left out of what is sent under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feature {
+    /// JSON-RPC batches (2025-03-26 only).
+    Batches,
+    /// Tool `annotations` (behaviour hints) in `tools/list` (from 2025-03-26).
+    ToolAnnotations,
+    /// `annotations` on content blocks (from 2025-03-26).
+    ContentAnnotations,
+    /// `audio` content blocks (from 2025-03-26).
+    Audio,
+    /// The `message` of a progress notification (from 2025-03-26).
+    ProgressMessage,
+    /// `title` of tools and of the server (from 2025-06-18; before, a tool's title is sent as its
+    /// `annotations.title`).
+    Titles,
+    /// A tool's `outputSchema` and a result's `structuredContent` (from 2025-06-18).
+    StructuredOutput,
+    /// `resource_link` content blocks (from 2025-06-18).
+    ResourceLinks,
+    /// `_meta` and `annotations.lastModified` on content blocks (from 2025-06-18).
+    ContentMeta,
+    /// The server's `description` and `websiteUrl` (from 2025-11-25).
+    ServerDescription,
+    /// Icons on the server and its primitives (from 2025-11-25).
+    Icons,
+}
 
-    /// Titles, `outputSchema`, `structuredContent`, `resource_link` and `_meta` (from 2025-06-18).
+impl Feature {
+    /// The first revision that defines the feature.
     #[must_use]
-    pub fn has_structured_output(self) -> bool {
-        self >= Self::V2025_06_18
-    }
-
-    /// Icons, server description and website (from 2025-11-25).
-    #[must_use]
-    pub fn has_icons(self) -> bool {
-        self >= Self::V2025_11_25
+    pub const fn since(self) -> Revision {
+        match self {
+            Self::Batches
+            | Self::ToolAnnotations
+            | Self::ContentAnnotations
+            | Self::Audio
+            | Self::ProgressMessage => Revision::V2025_03_26,
+            Self::Titles | Self::StructuredOutput | Self::ResourceLinks | Self::ContentMeta => {
+                Revision::V2025_06_18
+            }
+            Self::ServerDescription | Self::Icons => Revision::V2025_11_25,
+        }
     }
 }
 
 impl std::fmt::Display for Revision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// MCP log levels, in increasing severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// General information.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    const ALL: [Self; 8] = [
+        Self::Debug,
+        Self::Info,
+        Self::Notice,
+        Self::Warning,
+        Self::Error,
+        Self::Critical,
+        Self::Alert,
+        Self::Emergency,
+    ];
+
+    /// Parses a level name (`"debug"` … `"emergency"`).
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+
+    /// The level's wire name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Notice => "notice",
+            Self::Warning => "warning",
+            Self::Error => "error",
+            Self::Critical => "critical",
+            Self::Alert => "alert",
+            Self::Emergency => "emergency",
+        }
+    }
+
+    pub(crate) fn to_u8(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_u8(v: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(v)).copied()
     }
 }

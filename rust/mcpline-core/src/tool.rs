@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::context::CallContext;
 use crate::jsonrpc::object;
-use crate::protocol::Revision;
+use crate::protocol::{Feature, Revision};
 
 /// What happens to the output a tool run prints (fds 1 and 2, children included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -100,7 +100,7 @@ impl ToolSpec {
     pub fn descriptor(&self, rev: Revision) -> Value {
         let mut tool = Map::new();
         tool.insert("name".into(), Value::from(self.name.as_str()));
-        if rev.has_structured_output() {
+        if rev.supports(Feature::Titles) {
             if let Some(title) = &self.title {
                 tool.insert("title".into(), Value::from(title.as_str()));
             }
@@ -109,15 +109,15 @@ impl ToolSpec {
             tool.insert("description".into(), Value::from(description.as_str()));
         }
         tool.insert("inputSchema".into(), self.input_schema.clone());
-        if rev.has_structured_output() {
+        if rev.supports(Feature::StructuredOutput) {
             if let Some(schema) = &self.output_schema {
                 tool.insert("outputSchema".into(), schema.clone());
             }
         }
-        if rev.has_annotations() {
+        if rev.supports(Feature::ToolAnnotations) {
             let mut hints = Map::new();
             let h = &self.hints;
-            if !rev.has_structured_output() {
+            if !rev.supports(Feature::Titles) {
                 if let Some(title) = &self.title {
                     hints.insert("title".into(), Value::from(title.as_str()));
                 }
@@ -219,7 +219,7 @@ impl Content {
                 ("mimeType", mime_type.into()),
             ]),
             Self::Audio { data, mime_type } => {
-                if rev.has_annotations() {
+                if rev.supports(Feature::Audio) {
                     object([
                         ("type", "audio".into()),
                         ("data", data.into()),
@@ -244,26 +244,26 @@ fn downgrade_note(kind: &str, detail: &str, rev: Revision) -> Value {
 fn raw_for(mut value: Value, rev: Revision) -> Value {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
-        "audio" if !rev.has_annotations() => {
+        "audio" if !rev.supports(Feature::Audio) => {
             let mime = value
                 .get("mimeType")
                 .and_then(Value::as_str)
                 .unwrap_or("audio");
             downgrade_note("audio", mime, rev)
         }
-        "resource_link" if !rev.has_structured_output() => {
+        "resource_link" if !rev.supports(Feature::ResourceLinks) => {
             let uri = value.get("uri").and_then(Value::as_str).unwrap_or("");
             let name = value.get("name").and_then(Value::as_str).unwrap_or(uri);
             json!({"type": "text", "text": format!("{name}: {uri}")})
         }
-        _ if !rev.has_structured_output() => {
+        _ if !rev.supports(Feature::ContentMeta) => {
             // `_meta` and `annotations.lastModified` are unknown before 2025-06-18.
             if let Some(obj) = value.as_object_mut() {
                 obj.remove("_meta");
                 if let Some(Value::Object(ann)) = obj.get_mut("annotations") {
                     ann.remove("lastModified");
                 }
-                if !rev.has_annotations() {
+                if !rev.supports(Feature::ContentAnnotations) {
                     obj.remove("annotations");
                 }
             }
@@ -324,7 +324,7 @@ impl ToolOutput {
             "content".into(),
             Value::Array(self.content.into_iter().map(|c| c.into_json(rev)).collect()),
         );
-        if rev.has_structured_output() {
+        if rev.supports(Feature::StructuredOutput) {
             if let Some(s) = self.structured {
                 result.insert("structuredContent".into(), s);
             }

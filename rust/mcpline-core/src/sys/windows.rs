@@ -33,7 +33,7 @@ use windows_sys::Win32::System::Console::{
 use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress, LoadLibraryW};
 use windows_sys::Win32::System::Threading::GetCurrentProcess;
 
-use super::CaptureError;
+use super::CrtUnavailable;
 
 /// `_invalid_parameter_handler` from `<stdlib.h>`.
 type InvalidParameterHandler = unsafe extern "C" fn(*const u16, *const u16, *const u16, u32, usize);
@@ -130,10 +130,10 @@ unsafe fn symbol<T: Copy>(module: HMODULE, name: &'static str) -> Result<T, Load
 }
 
 /// Resolves the UCRT once per process.
-pub(super) fn init() -> Result<(), CaptureError> {
+pub(crate) fn init() -> Result<(), CrtUnavailable> {
     match CRT.get_or_init(load) {
         Ok(_) => Ok(()),
-        Err(error) => Err(CaptureError::CrtUnavailable {
+        Err(error) => Err(CrtUnavailable {
             what: error.what,
             code: error.code,
         }),
@@ -312,7 +312,7 @@ fn duplicate(handle: HANDLE) -> io::Result<OwnedHandle> {
 }
 
 /// Flushes every stream of the UCRT (`fflush(NULL)`), the runtime CPython's C code writes with.
-pub(super) fn flush_c_stdio() {
+pub(crate) fn flush_c_stdio() {
     if let Ok(crt) = CRT.get_or_init(load) {
         // SAFETY: fflush(NULL) is the documented "flush all streams" call; NULL is the whole
         // argument and the UCRT locks its own streams.
@@ -323,7 +323,7 @@ pub(super) fn flush_c_stdio() {
 /// A non-inheritable copy of a standard descriptor (a CRT descriptor numbered 3 or above),
 /// closed when dropped.
 #[derive(Debug)]
-pub(super) struct SavedFd(c_int);
+pub(crate) struct SavedFd(c_int);
 
 impl Drop for SavedFd {
     fn drop(&mut self) {
@@ -334,7 +334,7 @@ impl Drop for SavedFd {
 }
 
 /// A CRT descriptor of the capture file, to `_dup2` onto fds 1 and 2; closed when dropped.
-pub(super) struct FileFd<'a> {
+pub(crate) struct FileFd<'a> {
     fd: c_int,
     _file: PhantomData<&'a File>,
 }
@@ -349,7 +349,7 @@ impl Drop for FileFd<'_> {
 
 /// A non-inheritable copy of standard descriptor `fd`, or `None` if `fd` is closed or has no
 /// handle.
-pub(super) fn try_save(fd: c_int) -> io::Result<Option<SavedFd>> {
+pub(crate) fn try_save(fd: c_int) -> io::Result<Option<SavedFd>> {
     let session = Session::open()?;
     if session.os_handle(fd).is_none() {
         return Ok(None);
@@ -372,7 +372,7 @@ pub(super) fn try_save(fd: c_int) -> io::Result<Option<SavedFd>> {
 }
 
 /// Points standard descriptor `fd` (open or closed) at `NUL`, inheritable.
-pub(super) fn point_at_null(fd: c_int) -> io::Result<()> {
+pub(crate) fn point_at_null(fd: c_int) -> io::Result<()> {
     let session = Session::open()?;
     let null = File::options().read(true).write(true).open("NUL")?;
     let null_fd = session.adopt(null.into())?;
@@ -387,17 +387,17 @@ pub(super) fn point_at_null(fd: c_int) -> io::Result<()> {
 }
 
 /// Points standard descriptor `target` at what standard descriptor `source` points at.
-pub(super) fn copy_fd(source: c_int, target: c_int) -> io::Result<()> {
+pub(crate) fn copy_fd(source: c_int, target: c_int) -> io::Result<()> {
     Session::open()?.dup2(source, target)
 }
 
 /// Points standard descriptor `fd` back at its saved copy.
-pub(super) fn restore(fd: c_int, saved: &SavedFd) -> io::Result<()> {
+pub(crate) fn restore(fd: c_int, saved: &SavedFd) -> io::Result<()> {
     Session::open()?.dup2(saved.0, fd)
 }
 
 /// A private (non-inheritable) stream on what `saved` points at, owned by the caller.
-pub(super) fn private_file(saved: &SavedFd) -> io::Result<File> {
+pub(crate) fn private_file(saved: &SavedFd) -> io::Result<File> {
     let session = Session::open()?;
     let Some(handle) = session.os_handle(saved.0) else {
         return Err(io::Error::other("saved descriptor has no OS handle"));
@@ -406,7 +406,7 @@ pub(super) fn private_file(saved: &SavedFd) -> io::Result<File> {
 }
 
 /// A CRT descriptor for the capture file (its own handle stays with the `File`).
-pub(super) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
+pub(crate) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
     let session = Session::open()?;
     let handle = duplicate(file.as_raw_handle())?;
     let fd = session.adopt(handle)?;
@@ -418,11 +418,11 @@ pub(super) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
 
 /// A `File` holds an OS handle, not a CRT descriptor: it can never sit on fds 0-2.
 #[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
-pub(super) fn off_standard_fds(file: File) -> io::Result<File> {
+pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
     Ok(file)
 }
 
 /// Points standard descriptor `fd` at the capture file (`_dup2` makes an inheritable copy).
-pub(super) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
+pub(crate) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
     Session::open()?.dup2(file.fd, fd)
 }

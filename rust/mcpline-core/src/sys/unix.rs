@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
-use super::CaptureError;
+use super::CrtUnavailable;
 
 /// How often `dup2` is retried on `EINTR`/`EBUSY` (Linux reports `EBUSY` when it races an `open`
 /// that is about to install the target descriptor).
@@ -21,12 +21,12 @@ const DUP2_RETRIES: usize = 100;
     clippy::unnecessary_wraps,
     reason = "same signature as the Windows half"
 )]
-pub(super) fn init() -> Result<(), CaptureError> {
+pub(crate) fn init() -> Result<(), CrtUnavailable> {
     Ok(())
 }
 
 /// Flushes every C stdio output stream (`fflush(NULL)`).
-pub(super) fn flush_c_stdio() {
+pub(crate) fn flush_c_stdio() {
     // SAFETY: `fflush(NULL)` is the documented "flush all output streams" call. It takes no
     // pointer from us (NULL is the whole argument) and touches only libc's own stream list, which
     // libc locks itself. Its failure (an unwritable stream) is not ours to report.
@@ -35,10 +35,10 @@ pub(super) fn flush_c_stdio() {
 
 /// A close-on-exec copy of a standard descriptor, closed when dropped.
 #[derive(Debug)]
-pub(super) struct SavedFd(OwnedFd);
+pub(crate) struct SavedFd(OwnedFd);
 
 /// A descriptor of the capture file that can be `dup2`-ed onto fds 1 and 2.
-pub(super) struct FileFd<'a>(BorrowedFd<'a>);
+pub(crate) struct FileFd<'a>(BorrowedFd<'a>);
 
 /// `fcntl(fd, F_DUPFD_CLOEXEC, 3)`: a close-on-exec copy numbered 3 or above, so that a copy
 /// never lands on a standard descriptor that happens to be closed.
@@ -77,7 +77,7 @@ fn dup2(source: RawFd, target: RawFd) -> io::Result<()> {
 }
 
 /// A close-on-exec copy of standard descriptor `fd`, or `None` if `fd` is closed.
-pub(super) fn try_save(fd: RawFd) -> io::Result<Option<SavedFd>> {
+pub(crate) fn try_save(fd: RawFd) -> io::Result<Option<SavedFd>> {
     match dup_cloexec(fd) {
         Ok(owned) => Ok(Some(SavedFd(owned))),
         Err(error) if error.raw_os_error() == Some(libc::EBADF) => Ok(None),
@@ -86,7 +86,7 @@ pub(super) fn try_save(fd: RawFd) -> io::Result<Option<SavedFd>> {
 }
 
 /// Points standard descriptor `fd` (open or closed) at the null device, inheritable.
-pub(super) fn point_at_null(fd: RawFd) -> io::Result<()> {
+pub(crate) fn point_at_null(fd: RawFd) -> io::Result<()> {
     // std opens with O_CLOEXEC; the copy made by dup2 below is inheritable.
     let null = File::options().read(true).write(true).open("/dev/null")?;
     if null.as_raw_fd() != fd {
@@ -104,17 +104,17 @@ pub(super) fn point_at_null(fd: RawFd) -> io::Result<()> {
 }
 
 /// Points standard descriptor `target` at what standard descriptor `source` points at.
-pub(super) fn copy_fd(source: RawFd, target: RawFd) -> io::Result<()> {
+pub(crate) fn copy_fd(source: RawFd, target: RawFd) -> io::Result<()> {
     dup2(source, target)
 }
 
 /// Points standard descriptor `fd` back at its saved copy.
-pub(super) fn restore(fd: RawFd, saved: &SavedFd) -> io::Result<()> {
+pub(crate) fn restore(fd: RawFd, saved: &SavedFd) -> io::Result<()> {
     dup2(saved.0.as_raw_fd(), fd)
 }
 
 /// A private (close-on-exec) stream on what `saved` points at, owned by the caller.
-pub(super) fn private_file(saved: &SavedFd) -> io::Result<File> {
+pub(crate) fn private_file(saved: &SavedFd) -> io::Result<File> {
     dup_cloexec(saved.0.as_raw_fd()).map(File::from)
 }
 
@@ -124,13 +124,13 @@ pub(super) fn private_file(saved: &SavedFd) -> io::Result<File> {
     clippy::unnecessary_wraps,
     reason = "same signature as the Windows half"
 )]
-pub(super) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
+pub(crate) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
     Ok(FileFd(file.as_fd()))
 }
 
 /// Moves `file` to a descriptor numbered 3 or above if it landed on a closed standard one (a
 /// closed fd 0 is the lowest free number), which is then closed again.
-pub(super) fn off_standard_fds(file: File) -> io::Result<File> {
+pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
     if file.as_raw_fd() > 2 {
         return Ok(file);
     }
@@ -138,6 +138,6 @@ pub(super) fn off_standard_fds(file: File) -> io::Result<File> {
 }
 
 /// Points standard descriptor `fd` at the capture file.
-pub(super) fn redirect(fd: RawFd, file: &FileFd<'_>) -> io::Result<()> {
+pub(crate) fn redirect(fd: RawFd, file: &FileFd<'_>) -> io::Result<()> {
     dup2(file.0.as_raw_fd(), fd)
 }

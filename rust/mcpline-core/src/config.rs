@@ -1,0 +1,125 @@
+//! What a server is configured with: its identity ([`ServerInfo`]), its tunables
+//! ([`ServerConfig`]) and how a serve can end ([`ServeEnd`], [`StopCheck`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::framing::DEFAULT_MAX_LINE;
+use crate::protocol::{Feature, Revision};
+use crate::tool::OutputMode;
+
+/// Who the server is.
+#[derive(Debug, Clone, Default)]
+pub struct ServerInfo {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Display name (sent from 2025-06-18).
+    pub title: Option<String>,
+    /// One-line description (sent from 2025-11-25).
+    pub description: Option<String>,
+    /// Home page (sent from 2025-11-25).
+    pub website_url: Option<String>,
+    /// Instructions for the model, sent in `initialize` and `server/discover` results.
+    pub instructions: Option<String>,
+}
+
+impl ServerInfo {
+    /// A server identity with a name and a version.
+    #[must_use]
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
+    }
+
+    /// The `serverInfo` object for `rev` (fields the revision does not know are left out).
+    pub(crate) fn to_json(&self, rev: Revision) -> Value {
+        let mut info = Map::new();
+        info.insert("name".into(), Value::from(self.name.as_str()));
+        info.insert("version".into(), Value::from(self.version.as_str()));
+        if rev.supports(Feature::Titles) {
+            if let Some(t) = &self.title {
+                info.insert("title".into(), Value::from(t.as_str()));
+            }
+        }
+        if rev.supports(Feature::ServerDescription) {
+            if let Some(d) = &self.description {
+                info.insert("description".into(), Value::from(d.as_str()));
+            }
+            if let Some(w) = &self.website_url {
+                info.insert("websiteUrl".into(), Value::from(w.as_str()));
+            }
+        }
+        Value::Object(info)
+    }
+}
+
+/// Tunables of one server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Longest inbound line accepted, in bytes (default 64 MiB).
+    pub max_line_bytes: usize,
+    /// Tools per `tools/list` page (default 100).
+    pub page_size: usize,
+    /// Tool calls that may wait in the queue before the reader stops reading (default 1024); it
+    /// reads again once the queue is down to half of this.
+    pub queue_capacity: usize,
+    /// How long running work may go on after end of input (default 5 s).
+    pub eof_grace: Duration,
+    /// `ttlMs` of 2026-07-28 list and discover results (default 0: do not cache).
+    pub list_ttl_ms: u64,
+    /// Default output mode of tools that do not set one.
+    pub output: OutputMode,
+    /// Most bytes of captured output attached to a result (the tail is kept; default 8 KiB).
+    pub attach_limit: usize,
+    /// Capture tool output at all (needs the process's descriptors; on by default).
+    pub capture: bool,
+    /// Exit the process when a tool is still running after the grace period (stdio serving).
+    pub exit_on_hang: bool,
+    /// Exit when the parent process goes away (stdio serving).
+    pub watch_parent: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: DEFAULT_MAX_LINE,
+            page_size: 100,
+            queue_capacity: 1024,
+            eof_grace: Duration::from_secs(5),
+            list_ttl_ms: 0,
+            output: OutputMode::Error,
+            attach_limit: 8 * 1024,
+            capture: true,
+            exit_on_hang: false,
+            watch_parent: false,
+        }
+    }
+}
+
+/// How a serve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServeEnd {
+    /// End of input; everything read was answered.
+    EndOfInput,
+    /// The client stopped reading our output.
+    OutputClosed,
+    /// Reading failed.
+    ReadFailed,
+    /// The parent process went away.
+    ParentGone,
+    /// The stop check (e.g. a signal) asked the server to stop.
+    Interrupted,
+}
+
+/// A check the worker runs while idle (every [`STOP_POLL`]); returning true stops the server.
+pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How often an idle worker runs the stop check.
+pub const STOP_POLL: Duration = Duration::from_millis(100);

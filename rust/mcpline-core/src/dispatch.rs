@@ -1,0 +1,327 @@
+//! What an inbound frame means: parse errors, batches, notifications, and routing each request
+//! to its answer (quick methods at once, tool calls onto the queue).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::flags::CallFlags;
+use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame};
+use crate::log::log_line;
+use crate::methods;
+use crate::outbox::{Batch, Route};
+use crate::protocol::{
+    Feature, LogLevel, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Revision,
+};
+use crate::session::{Job, Session};
+
+/// What handling one request produced.
+enum Reply {
+    /// Nothing to send (a notification, an ignored frame).
+    None,
+    /// Send this now.
+    Now(Value),
+    /// A tool call was queued; its response comes later.
+    Later,
+}
+
+/// Who is asking, as far as a tool call needs to know.
+struct Caller {
+    revision: Revision,
+    client_info: Option<Arc<Value>>,
+    log_level: Option<LogLevel>,
+}
+
+impl Session {
+    /// Handles one inbound line (a frame or a batch).
+    pub(crate) fn handle_line(&self, bytes: &[u8]) {
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                let why = if std::str::from_utf8(bytes).is_err() {
+                    "the line is not valid UTF-8".to_string()
+                } else {
+                    format!("the line is not JSON ({e})")
+                };
+                let error =
+                    RequestError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {why}"));
+                self.outbox.write(&error.into_frame(None));
+                return;
+            }
+        };
+        match value {
+            Value::Array(items) => self.handle_batch(items),
+            Value::Object(obj) => match self.handle_message(obj, &Route::Direct) {
+                Reply::Now(frame) => self.outbox.write(&frame),
+                Reply::None | Reply::Later => {}
+            },
+            _ => self.outbox.write(
+                &RequestError::invalid_request("Invalid Request: a frame must be a JSON object")
+                    .into_frame(None),
+            ),
+        }
+    }
+
+    fn handle_batch(&self, items: Vec<Value>) {
+        let batching = self
+            .handshake
+            .get()
+            .is_some_and(|h| h.revision.supports(Feature::Batches));
+        if !batching || items.is_empty() {
+            let msg = if items.is_empty() {
+                "Invalid Request: an empty batch"
+            } else {
+                "Invalid Request: JSON-RPC batches exist only in protocol revision 2025-03-26 \
+                 (send one message per line)"
+            };
+            self.outbox
+                .write(&RequestError::invalid_request(msg).into_frame(None));
+            return;
+        }
+        let batch = Arc::new(Batch::new());
+        for item in items {
+            let frame = match item {
+                Value::Object(obj) => {
+                    if obj.get("method").and_then(Value::as_str) == Some("initialize") {
+                        let id = match IdField::of(&obj) {
+                            IdField::Valid(id) => Some(id),
+                            _ => None,
+                        };
+                        RequestError::invalid_request(
+                            "Invalid Request: initialize must not be part of a batch",
+                        )
+                        .into_frame(id.as_ref())
+                    } else {
+                        batch.expect();
+                        match self.handle_message(obj, &Route::Batch(Arc::clone(&batch))) {
+                            Reply::Now(f) => batch.deliver(&self.outbox, Some(f)),
+                            Reply::None => batch.deliver(&self.outbox, None),
+                            Reply::Later => {}
+                        }
+                        continue;
+                    }
+                }
+                _ => RequestError::invalid_request(
+                    "Invalid Request: a batch member must be a JSON object",
+                )
+                .into_frame(None),
+            };
+            batch.expect();
+            batch.deliver(&self.outbox, Some(frame));
+        }
+        batch.deliver(&self.outbox, None);
+    }
+
+    fn handle_message(&self, mut obj: Map<String, Value>, route: &Route) -> Reply {
+        let raw_params = obj.remove("params");
+        let id = IdField::of(&obj);
+        let valid_id = match &id {
+            IdField::Valid(id) => Some(id),
+            _ => None,
+        };
+        let Some(method) = obj.get("method") else {
+            if obj.contains_key("result") || obj.contains_key("error") {
+                log_line("ignored a response from the client (this server sends no requests)");
+                return Reply::None;
+            }
+            return Reply::Now(
+                RequestError::new(
+                    ErrorCode::PARSE_ERROR,
+                    "Parse error: the frame has no \"method\" and is not a response",
+                )
+                .into_frame(valid_id),
+            );
+        };
+        let Some(method) = method.as_str() else {
+            return Reply::Now(
+                RequestError::invalid_request("Invalid Request: \"method\" must be a string")
+                    .into_frame(valid_id),
+            );
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Reply::Now(
+                RequestError::invalid_request("Invalid Request: \"jsonrpc\" must be \"2.0\"")
+                    .into_frame(valid_id),
+            );
+        }
+        let id = match id {
+            IdField::Absent => {
+                self.handle_notification(method, raw_params.as_ref());
+                return Reply::None;
+            }
+            IdField::Invalid => {
+                return Reply::Now(
+                    RequestError::invalid_request(
+                        "Invalid Request: \"id\" must be a string or an integer",
+                    )
+                    .into_frame(None),
+                );
+            }
+            IdField::Valid(id) => id,
+        };
+        let params = match raw_params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(p)) => p,
+            Some(_) => {
+                return Reply::Now(
+                    RequestError::invalid_params("Invalid params: \"params\" must be an object")
+                        .into_frame(Some(&id)),
+                );
+            }
+        };
+        match self.handle_request(&id, method, params, route) {
+            Ok(reply) => reply,
+            Err(error) => Reply::Now(error.into_frame(Some(&id))),
+        }
+    }
+
+    fn handle_notification(&self, method: &str, params: Option<&Value>) {
+        if method == "notifications/cancelled" {
+            if let Some(id) = params
+                .and_then(|p| p.get("requestId"))
+                .and_then(RequestId::from_value)
+            {
+                self.outbox.cancel(&id);
+            }
+        }
+        // notifications/initialized and anything unknown: nothing to do.
+    }
+
+    fn handle_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Map<String, Value>,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        if methods::is_stateless(&params) {
+            return self.handle_stateless(id, method, params, route);
+        }
+        let Some(handshake) = self.handshake.get() else {
+            return match method {
+                "initialize" => {
+                    let handshake = methods::negotiate(&params)?;
+                    let revision = handshake.revision;
+                    if self.handshake.set(handshake).is_err() {
+                        return Err(RequestError::invalid_request(
+                            "Invalid Request: the session is already initialized",
+                        ));
+                    }
+                    let result = methods::initialize(&self.info, revision);
+                    Ok(Reply::Now(result_frame(id, result)))
+                }
+                "ping" => Ok(Reply::Now(result_frame(id, json!({})))),
+                _ => Err(RequestError::invalid_params(format!(
+                    "Invalid params: {method:?} arrived before initialize and without the \
+                     2026-07-28 envelope (params._meta with {META_PROTOCOL_VERSION} and \
+                     {META_CLIENT_CAPABILITIES}); send initialize first"
+                ))),
+            };
+        };
+        let rev = handshake.revision;
+        match method {
+            "initialize" => Err(RequestError::invalid_request(format!(
+                "Invalid Request: the session is already initialized (protocol {rev}); \
+                 initialize may be sent once per process"
+            ))),
+            "ping" => Ok(Reply::Now(result_frame(id, json!({})))),
+            "tools/list" => {
+                let result = methods::list_tools(&self.registry, &self.config, rev, &params)?;
+                Ok(Reply::Now(result_frame(id, result)))
+            }
+            "tools/call" => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: handshake.client_info.clone(),
+                    log_level: None,
+                };
+                self.enqueue_call(id, params, caller, route)
+            }
+            "logging/setLevel" => {
+                self.outbox.set_log_level(methods::log_level(&params)?);
+                Ok(Reply::Now(result_frame(id, json!({}))))
+            }
+            _ => Err(RequestError::method_not_found(method)),
+        }
+    }
+
+    fn handle_stateless(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Map<String, Value>,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        let envelope = methods::envelope(&params)?;
+        let rev = envelope.revision;
+        let result = match method {
+            "server/discover" => methods::discover(&self.info, &self.config),
+            "tools/list" => methods::list_tools(&self.registry, &self.config, rev, &params)?,
+            "tools/call" => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: envelope.client_info,
+                    log_level: envelope.log_level,
+                };
+                return self.enqueue_call(id, params, caller, route);
+            }
+            _ => return Err(RequestError::method_not_found(method)),
+        };
+        Ok(Reply::Now(result_frame(
+            id,
+            methods::stamp(&self.info, rev, result),
+        )))
+    }
+
+    fn enqueue_call(
+        &self,
+        id: &RequestId,
+        mut params: Map<String, Value>,
+        caller: Caller,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(RequestError::invalid_params(
+                "Invalid params: tools/call needs \"name\" (a string)",
+            ));
+        };
+        let Some(tool) = self.registry.get(name).map(Arc::clone) else {
+            let known: Vec<&str> = self.registry.names().take(20).collect();
+            return Err(RequestError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Unknown tool: {name:?} (available: {})", known.join(", ")),
+            ));
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => None,
+            Some(v @ Value::Object(_)) => Some(v),
+            Some(_) => {
+                return Err(RequestError::invalid_params(
+                    "Invalid params: \"arguments\" must be an object",
+                ));
+            }
+        };
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .cloned();
+        let flags = Arc::new(CallFlags::default());
+        if !self.outbox.expect(id, &flags, route) {
+            return Err(RequestError::invalid_request(format!(
+                "Invalid Request: request id {id} is already in use by a call in progress"
+            )));
+        }
+        self.queue.push(Job {
+            id: id.clone(),
+            tool,
+            arguments,
+            revision: caller.revision,
+            progress_token,
+            client_info: caller.client_info,
+            log_level: caller.log_level,
+            flags,
+        });
+        Ok(Reply::Later)
+    }
+}

@@ -1,0 +1,130 @@
+//! Running one tool call: capture bracketing, the time limit and the panic guard.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::capture::{self, Capture};
+use crate::config::ServerConfig;
+use crate::context::CallContext;
+use crate::flags::CallFlags;
+use crate::log::log_line;
+use crate::registry::RegisteredTool;
+use crate::sync::lock;
+use crate::tool::{Content, OutputMode, ToolOutput};
+
+/// Runs `tool` with validated `arguments`: whatever it prints is captured (per its output mode),
+/// a panic becomes an error result, and a passed time limit cancels it.
+pub(crate) fn invoke(
+    tool: &RegisteredTool,
+    arguments: Value,
+    ctx: &CallContext,
+    config: &ServerConfig,
+) -> ToolOutput {
+    let mode = tool.spec.output.unwrap_or(config.output);
+    let capture = if mode != OutputMode::Off && config.capture {
+        tool.handler.flush_output();
+        match Capture::begin() {
+            Ok(c) => Some(c),
+            Err(e) => {
+                log_line(&format!("tool {:?} runs uncaptured: {e}", tool.spec.name));
+                None
+            }
+        }
+    } else {
+        // An uncaptured tool writes to the real stdout and stderr.
+        let _ = capture::settle();
+        None
+    };
+    let timer = tool
+        .spec
+        .timeout
+        .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
+    drop(timer);
+    let mut output = match outcome {
+        Ok(output) => output,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            ToolOutput::error(format!("the tool panicked: {why}"))
+        }
+    };
+    if ctx.flags.timed_out() {
+        let secs = tool.spec.timeout.map_or(0.0, |d| d.as_secs_f64());
+        output = ToolOutput::error(format!(
+            "Tool {:?} timed out after {secs} s and was cancelled",
+            tool.spec.name
+        ));
+    }
+    if let Some(capture) = capture {
+        tool.handler.flush_output();
+        match capture.finish() {
+            Ok(captured) if !captured.is_empty() => {
+                let label = format!("[{} #{}] ", tool.spec.name, ctx.id);
+                let mut err = std::io::stderr().lock();
+                if let Err(e) = captured.copy_labelled(&label, &mut err) {
+                    drop(err);
+                    log_line(&format!("could not copy captured output to stderr: {e}"));
+                }
+                if mode == OutputMode::Result || output.is_error {
+                    let tail = captured.tail_text(config.attach_limit);
+                    output
+                        .content
+                        .push(Content::Text(format!("Output of the tool run:\n{tail}")));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => log_line(&format!("capture of tool {:?} failed: {e}", tool.spec.name)),
+        }
+    }
+    output
+}
+
+/// Cancels a call when its time limit passes.
+struct Timer {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl Timer {
+    fn start(limit: Duration, flags: Arc<CallFlags>) -> Self {
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let theirs = Arc::clone(&stop);
+        let spawned = thread::Builder::new()
+            .name("mcpline-timeout".into())
+            .spawn(move || {
+                let (m, cv) = &*theirs;
+                let deadline = Instant::now() + limit;
+                let mut stopped = lock(m);
+                while !*stopped {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        drop(stopped);
+                        flags.time_out();
+                        return;
+                    }
+                    stopped = cv
+                        .wait_timeout(stopped, deadline - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            });
+        if let Err(e) = spawned {
+            log_line(&format!("cannot start a timeout timer: {e}"));
+        }
+        Self { stop }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        *lock(&self.stop.0) = true;
+        self.stop.1.notify_all();
+    }
+}

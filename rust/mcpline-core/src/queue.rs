@@ -1,0 +1,213 @@
+//! The bounded queue of tool calls between the reader (push), the worker (pop) and whoever
+//! shuts the server down (close, take): [`JobQueue`].
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::config::ServeEnd;
+use crate::flags::CallFlags;
+use crate::sync::lock;
+
+/// A queued unit of work: the queue only needs its flags (to know what runs, and to cancel it).
+pub(crate) trait Queued {
+    fn flags(&self) -> &Arc<CallFlags>;
+}
+
+pub(crate) struct JobQueue<J> {
+    state: Mutex<QueueState<J>>,
+    changed: Condvar,
+    capacity: usize,
+}
+
+struct QueueState<J> {
+    jobs: VecDeque<J>,
+    closed: bool,
+    /// Why the serve ends; the first reason recorded wins.
+    end: Option<ServeEnd>,
+    running: Option<Arc<CallFlags>>,
+    idle: bool,
+    /// Threads blocked on `changed` other than a full-queue pusher: wake-ups are only paid
+    /// for when somebody waits.
+    waiters: usize,
+    /// Pushers blocked on a full queue. They wait until it has drained to the low-water mark,
+    /// so a reader that outruns the tools is woken once per half a queue, not once per call.
+    pushers: usize,
+}
+
+/// What [`JobQueue::pop`] found.
+pub(crate) enum Popped<J> {
+    Job(J),
+    Closed,
+    Idle,
+}
+
+impl<J: Queued> JobQueue<J> {
+    /// A queue that holds at most `capacity` jobs (at least one).
+    pub(crate) fn new(capacity: usize) -> Self {
+        Self {
+            state: Mutex::new(QueueState {
+                jobs: VecDeque::new(),
+                closed: false,
+                end: None,
+                running: None,
+                idle: true,
+                waiters: 0,
+                pushers: 0,
+            }),
+            changed: Condvar::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Waits on `changed` (at most `timeout`); returns the guard and whether it timed out.
+    fn wait<'a>(
+        &self,
+        mut st: MutexGuard<'a, QueueState<J>>,
+        timeout: Option<Duration>,
+    ) -> (MutexGuard<'a, QueueState<J>>, bool) {
+        st.waiters += 1;
+        let (mut st, timed_out) = match timeout {
+            None => (
+                self.changed
+                    .wait(st)
+                    .unwrap_or_else(PoisonError::into_inner),
+                false,
+            ),
+            Some(d) => {
+                let (guard, result) = self
+                    .changed
+                    .wait_timeout(st, d)
+                    .unwrap_or_else(PoisonError::into_inner);
+                (guard, result.timed_out())
+            }
+        };
+        st.waiters -= 1;
+        (st, timed_out)
+    }
+
+    /// Wakes the waiters, if any, after a change made under `st`.
+    fn notify(&self, st: MutexGuard<'_, QueueState<J>>) {
+        let anyone = st.waiters > 0;
+        drop(st);
+        if anyone {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The queue length at or below which a blocked pusher is woken.
+    const fn low_water(&self) -> usize {
+        self.capacity / 2
+    }
+
+    /// Appends `job`, first waiting for room while the queue is full (unless it closes).
+    pub(crate) fn push(&self, job: J) {
+        let mut st = lock(&self.state);
+        if st.jobs.len() >= self.capacity {
+            st.pushers += 1;
+            while st.jobs.len() > self.low_water() && !st.closed {
+                st = self
+                    .changed
+                    .wait(st)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            st.pushers -= 1;
+        }
+        st.jobs.push_back(job);
+        self.notify(st);
+    }
+
+    /// The next job, waiting at most `poll` (forever when `None`).
+    pub(crate) fn pop(&self, poll: Option<Duration>) -> Popped<J> {
+        let mut st = lock(&self.state);
+        loop {
+            if let Some(job) = st.jobs.pop_front() {
+                st.running = Some(Arc::clone(job.flags()));
+                st.idle = false;
+                let wake_pusher = st.pushers > 0 && st.jobs.len() <= self.low_water();
+                if wake_pusher {
+                    drop(st);
+                    self.changed.notify_all();
+                } else {
+                    self.notify(st);
+                }
+                return Popped::Job(job);
+            }
+            let was_busy = !st.idle;
+            st.running = None;
+            st.idle = true;
+            if was_busy && (st.waiters > 0 || st.pushers > 0) {
+                self.changed.notify_all();
+            }
+            if st.closed {
+                return Popped::Closed;
+            }
+            let (guard, timed_out) = self.wait(st, poll);
+            st = guard;
+            if timed_out && st.jobs.is_empty() && !st.closed {
+                return Popped::Idle;
+            }
+        }
+    }
+
+    /// Records why the serve ends (the first reason recorded wins).
+    pub(crate) fn set_end(&self, end: ServeEnd) {
+        lock(&self.state).end.get_or_insert(end);
+    }
+
+    /// Why the serve ends, once known.
+    pub(crate) fn end(&self) -> Option<ServeEnd> {
+        lock(&self.state).end
+    }
+
+    /// No more jobs will come: a worker waiting for one gets [`Popped::Closed`].
+    pub(crate) fn close(&self) {
+        lock(&self.state).closed = true;
+        self.changed.notify_all();
+    }
+
+    /// Whether a call is waiting in the queue.
+    pub(crate) fn has_jobs(&self) -> bool {
+        !lock(&self.state).jobs.is_empty()
+    }
+
+    /// Waits until the worker is idle with nothing queued, or `deadline` passes.
+    pub(crate) fn wait_idle(&self, deadline: Instant) -> bool {
+        let mut st = lock(&self.state);
+        loop {
+            if st.idle && st.jobs.is_empty() {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            st = self.wait(st, Some(deadline - now)).0;
+        }
+    }
+
+    /// Takes the queued jobs out of the queue, with the flags of the running one.
+    pub(crate) fn take_work(&self) -> (Option<Arc<CallFlags>>, VecDeque<J>) {
+        let taken = {
+            let mut st = lock(&self.state);
+            (st.running.clone(), std::mem::take(&mut st.jobs))
+        };
+        self.changed.notify_all();
+        taken
+    }
+
+    /// The output is dead: stop taking jobs, and cancel the running and the queued ones without
+    /// answering them. Runs inside a failed write, which may hold the running call's write lock,
+    /// hence the unordered cancel.
+    pub(crate) fn abandon_quietly(&self, end: ServeEnd) {
+        self.set_end(end);
+        self.close();
+        let (running, queued) = self.take_work();
+        if let Some(flags) = running {
+            flags.cancel_unordered();
+        }
+        for job in queued {
+            job.flags().cancel_unordered();
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! One connection's life: the reader thread, the worker loop that runs tool calls in arrival
+//! order, end of input with its grace period, and the parent-death watch.
+//!
+//! What each inbound frame means is [`crate::dispatch`]'s job; what each quick method answers
+//! is [`crate::methods`]'; running a call is [`crate::invoke`]'s; sending is [`Outbox`]'s.
+
+use std::io::Write as _;
+use std::sync::{Arc, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::capture;
+use crate::config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
+use crate::context::CallContext;
+use crate::flags::CallFlags;
+use crate::framing::Inbound;
+use crate::invoke::invoke;
+use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_frame, sniff_id};
+use crate::lifecycle::ParentWatch;
+use crate::log::log_line;
+use crate::methods::{self, Handshake};
+use crate::outbox::Outbox;
+use crate::protocol::{LogLevel, Revision};
+use crate::queue::{JobQueue, Popped, Queued};
+use crate::registry::{RegisteredTool, Registry};
+use crate::tool::ToolOutput;
+use crate::transport::Transport;
+
+/// A tool call waiting for the worker.
+pub(crate) struct Job {
+    pub(crate) id: RequestId,
+    pub(crate) tool: Arc<RegisteredTool>,
+    pub(crate) arguments: Option<Value>,
+    pub(crate) revision: Revision,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) client_info: Option<Arc<Value>>,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) flags: Arc<CallFlags>,
+}
+
+impl Queued for Job {
+    fn flags(&self) -> &Arc<CallFlags> {
+        &self.flags
+    }
+}
+
+/// The state of one connection.
+pub(crate) struct Session {
+    pub(crate) info: ServerInfo,
+    pub(crate) config: ServerConfig,
+    pub(crate) registry: Registry,
+    pub(crate) handshake: OnceLock<Handshake>,
+    pub(crate) queue: Arc<JobQueue<Job>>,
+    pub(crate) outbox: Arc<Outbox>,
+    stop_check: Option<StopCheck>,
+    transport: Arc<dyn Transport>,
+}
+
+impl Session {
+    pub(crate) fn new(
+        info: ServerInfo,
+        config: ServerConfig,
+        registry: Registry,
+        stop_check: Option<StopCheck>,
+        transport: Arc<dyn Transport>,
+    ) -> Arc<Self> {
+        let queue = Arc::new(JobQueue::new(config.queue_capacity));
+        let on_closed = {
+            let queue = Arc::clone(&queue);
+            Box::new(move || queue.abandon_quietly(ServeEnd::OutputClosed))
+        };
+        let outbox = Arc::new(Outbox::new(Arc::clone(&transport), on_closed));
+        Arc::new(Self {
+            info,
+            config,
+            registry,
+            handshake: OnceLock::new(),
+            queue,
+            outbox,
+            stop_check,
+            transport,
+        })
+    }
+
+    /// Serves until end of input (or a dead output, a stop check, a failed read): reads on a
+    /// thread of its own and runs tool calls on the calling thread.
+    pub(crate) fn run(self: &Arc<Self>) -> ServeEnd {
+        // The parent is noted before any frame is read: a parent dying right after start-up
+        // must not be mistaken for the process that adopted us.
+        if self.config.watch_parent {
+            self.spawn_parent_watch(ParentWatch::new());
+        }
+        let reader = Arc::clone(self);
+        let spawned = thread::Builder::new()
+            .name("mcpline-reader".into())
+            .spawn(move || reader.read_loop());
+        if let Err(e) = spawned {
+            log_line(&format!("cannot start the reader thread: {e}"));
+            return ServeEnd::ReadFailed;
+        }
+
+        loop {
+            // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
+            // written there while the worker waits.
+            if !self.queue.has_jobs() {
+                let _ = capture::settle();
+            }
+            let job = match self
+                .queue
+                .pop(self.stop_check.is_some().then_some(STOP_POLL))
+            {
+                Popped::Job(job) => job,
+                Popped::Closed => break,
+                Popped::Idle => {
+                    if self.stop_requested() {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            if job.flags.is_cancelled() {
+                continue;
+            }
+            self.run_job(job);
+            if self.stop_requested() {
+                break;
+            }
+        }
+        let _ = capture::settle();
+        self.queue.end().unwrap_or(ServeEnd::EndOfInput)
+    }
+
+    /// Runs the stop check; when it fires, stops taking work and answers what is queued.
+    fn stop_requested(&self) -> bool {
+        if !self.stop_check.as_ref().is_some_and(|check| check()) {
+            return false;
+        }
+        self.queue.set_end(ServeEnd::Interrupted);
+        self.queue.close();
+        self.abandon_work("interrupted");
+        true
+    }
+
+    fn read_loop(self: Arc<Self>) {
+        /// Closes the queue even if the reader unwinds, so the worker can never wait forever.
+        struct CloseOnExit<'a>(&'a Session);
+        impl Drop for CloseOnExit<'_> {
+            fn drop(&mut self) {
+                if thread::panicking() {
+                    log_line("the reader thread failed; stopping after the queued calls");
+                    self.0.queue.set_end(ServeEnd::ReadFailed);
+                }
+                self.0.queue.close();
+            }
+        }
+        let _close = CloseOnExit(&self);
+        let end = loop {
+            if self.outbox.is_closed() {
+                break ServeEnd::OutputClosed;
+            }
+            match self.transport.read_line() {
+                Ok(Some(Inbound::Line(bytes))) => self.handle_line(&bytes),
+                Ok(Some(Inbound::Oversized { len, head })) => {
+                    let id = sniff_id(&head);
+                    let msg = format!(
+                        "Invalid Request: a frame of {len} bytes exceeds the {} byte line limit \
+                         (raise max_line_bytes or send less)",
+                        self.config.max_line_bytes
+                    );
+                    self.outbox
+                        .write(&RequestError::invalid_request(msg).into_frame(id.as_ref()));
+                }
+                Ok(None) => break ServeEnd::EndOfInput,
+                Err(e) => {
+                    log_line(&e.to_string());
+                    break ServeEnd::ReadFailed;
+                }
+            }
+        };
+        self.queue.set_end(end);
+        self.queue.close();
+        if end == ServeEnd::EndOfInput {
+            self.shutdown_after_grace();
+        }
+    }
+
+    /// After end of input: let queued work finish within the grace period, then cancel what
+    /// runs, answer what waits, and (when serving stdio) leave even if a tool hangs.
+    fn shutdown_after_grace(&self) {
+        if self.queue.wait_idle(Instant::now() + self.config.eof_grace) {
+            return;
+        }
+        self.abandon_work("end of input and the grace period passed");
+        if self.config.exit_on_hang
+            && !self
+                .queue
+                .wait_idle(Instant::now() + Duration::from_millis(500))
+        {
+            log_line("a tool is still running after end of input; exiting without it");
+            let _ = std::io::stderr().flush();
+            std::process::exit(0);
+        }
+    }
+
+    /// Cancels the running call and answers every queued one with an error.
+    fn abandon_work(&self, why: &str) {
+        let (running, queued) = self.queue.take_work();
+        if let Some(flags) = running {
+            flags.cancel();
+        }
+        for job in queued {
+            let msg = format!("the server is shutting down ({why}); this call was not run");
+            let frame = error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None);
+            self.outbox.complete(&job.id, &job.flags, frame);
+        }
+    }
+
+    fn spawn_parent_watch(self: &Arc<Self>, watch: ParentWatch) {
+        let me = Arc::clone(self);
+        let spawned = thread::Builder::new()
+            .name("mcpline-parent-watch".into())
+            .spawn(move || {
+                loop {
+                    thread::sleep(Duration::from_millis(250));
+                    if !watch.parent_alive() {
+                        log_line("the parent process is gone; exiting");
+                        me.queue.set_end(ServeEnd::ParentGone);
+                        me.abandon_work("the parent process is gone");
+                        let _ = std::io::stderr().flush();
+                        std::process::exit(0);
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            log_line(&format!("cannot watch the parent process: {e}"));
+        }
+    }
+
+    /// Validates a job's arguments, runs it, and releases its response.
+    fn run_job(&self, job: Job) {
+        let tool = &job.tool;
+        let ctx = CallContext::new(
+            Arc::clone(&self.outbox),
+            Arc::clone(&job.flags),
+            job.id.clone(),
+            Arc::clone(&tool.name),
+            job.revision,
+            job.progress_token,
+            job.client_info,
+            job.log_level,
+        );
+        let output = match tool.validator.check(&tool.spec.name, job.arguments) {
+            Ok(arguments) => invoke(tool, arguments, &ctx, &self.config),
+            Err(message) => ToolOutput::error(message),
+        };
+        let result = methods::stamp(&self.info, job.revision, output.into_result(job.revision));
+        self.outbox
+            .complete(&job.id, &job.flags, result_frame(&job.id, result));
+    }
+}
