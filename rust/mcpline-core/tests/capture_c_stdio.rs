@@ -3,10 +3,10 @@
 #![cfg(unix)]
 #![allow(unsafe_code)]
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, run_passing_child};
 use mcpline_core::Capture;
+use support::{err, is_child, run_passing_child};
 
 const TEST: &str = "c_stdio_buffers_are_flushed_at_both_edges";
 

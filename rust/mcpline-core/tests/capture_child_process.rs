@@ -1,11 +1,11 @@
 //! A child process started during a capture inherits fds 1 and 2 and its output is captured.
 
-mod capture_support;
+mod support;
 
 use std::process::Command;
 
-use capture_support::{err, is_child, run_passing_child};
 use mcpline_core::Capture;
+use support::{err, is_child, run_passing_child};
 
 const TEST: &str = "child_process_output_is_captured";
 

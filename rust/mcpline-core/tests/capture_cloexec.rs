@@ -4,12 +4,12 @@
 #![cfg(target_os = "linux")]
 #![allow(unsafe_code)]
 
-mod capture_support;
+mod support;
 
 use std::collections::BTreeSet;
 
-use capture_support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio};
+use support::{err, is_child, run_passing_child};
 
 const TEST: &str = "descriptors_kept_by_the_cell_are_close_on_exec";
 

@@ -4,13 +4,13 @@
 #![cfg(target_os = "linux")]
 #![allow(unsafe_code)]
 
-mod capture_support;
+mod support;
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use capture_support::{err, is_child, raw_write, run_passing_child};
 use mcpline_core::{Capture, CaptureError, ProtectedStdio};
+use support::{err, is_child, raw_write, run_passing_child};
 
 const CAPTURE: &str = "capture_parks_the_null_device_on_closed_fd1_and_fd2";
 const PROTECT: &str = "protect_handles_a_closed_stdin_and_refuses_a_closed_stdout";
@@ -119,6 +119,6 @@ fn protect_child() {
         "{error}"
     );
     assert!(!ProtectedStdio::is_installed());
-    capture_support::out("STDOUT-BACK\n");
+    support::out("STDOUT-BACK\n");
     err("CLOSED-PROTECT-DONE\n");
 }

@@ -1,12 +1,10 @@
 //! `Captured::copy_labelled` prefixes every line with the label, ends with a newline, and streams
 //! any size in bounded memory.
 
-mod capture_support;
+mod support;
 
-use std::io::{self, Write};
-
-use capture_support::{err, is_child, run_passing_child};
-use mcpline_core::{Capture, Captured};
+use mcpline_core::Captured;
+use support::{capture_of, err, is_child, run_passing_child};
 
 const LABELS: &str = "copy_labelled_prefixes_every_line";
 
@@ -17,12 +15,6 @@ fn copy_labelled_prefixes_every_line() {
     }
     let (_, stderr) = run_passing_child(LABELS, b"");
     assert!(stderr.contains("LABELS-DONE"), "{stderr}");
-}
-
-fn capture_of(bytes: &[u8]) -> Captured {
-    let capture = Capture::begin().expect("begin");
-    io::stderr().write_all(bytes).expect("write");
-    capture.finish().expect("finish")
 }
 
 fn labelled(captured: &Captured, label: &str) -> Vec<u8> {
@@ -88,7 +80,7 @@ mod flood {
 
     use mcpline_core::Capture;
 
-    use crate::capture_support::err;
+    use crate::support::err;
 
     pub(crate) const TEST: &str = "copy_labelled_streams_a_200_mib_child_flood_in_bounded_memory";
     const BYTES: u64 = 200 * 1024 * 1024;

@@ -2,12 +2,12 @@
 //! protect/restore cycles leave the number of open descriptors (handles on Windows) unchanged.
 #![cfg(any(target_os = "linux", windows))]
 
-mod capture_support;
+mod support;
 
 use std::process::Command;
 
-use capture_support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio, is_capturing};
+use support::{err, is_child, run_passing_child};
 
 const TEST: &str = "ten_thousand_cycles_leak_no_descriptor";
 /// Fewer on Windows, where tests may run under wine (milliseconds per cycle).

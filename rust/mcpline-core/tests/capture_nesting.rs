@@ -1,10 +1,10 @@
 //! Captures must not nest or run concurrently: a second `begin` (same thread or another one)
 //! is refused with an error citing the rule, and the first capture keeps capturing.
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, CaptureError};
+use support::{err, is_child, run_passing_child};
 
 const TEST: &str = "second_capture_is_refused_and_the_first_keeps_capturing";
 

@@ -1,10 +1,10 @@
 //! A panic inside a capture cannot leave the process mute: unwinding drops the `Capture`, which
 //! restores fds 1 and 2, and a new capture can begin afterwards.
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, is_capturing};
+use support::{err, is_child, out, run_passing_child};
 
 const TEST: &str = "panic_inside_a_capture_restores_the_real_streams";
 

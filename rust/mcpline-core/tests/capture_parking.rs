@@ -3,10 +3,10 @@
 //! bytes written while parked belong to no capture and reach the real stderr; unparking, or
 //! ending the protection, points the descriptors back.
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio, is_capturing, is_parked};
+use support::{err, is_child, out, run_passing_child};
 
 const TEST: &str = "parked_descriptors_never_change_what_a_capture_holds";
 

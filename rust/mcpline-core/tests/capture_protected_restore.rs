@@ -2,12 +2,12 @@
 //! is then restored when the capture ends); a second install, or an install inside a capture,
 //! is refused.
 
-mod capture_support;
+mod support;
 
 use std::io::BufRead;
 
-use capture_support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, CaptureError, ProtectedStdio};
+use support::{err, is_child, out, run_passing_child};
 
 const TEST: &str = "dropping_protected_stdio_restores_fd0_and_fd1";
 

@@ -1,10 +1,10 @@
 //! Writes by Rust code to fd 1 and fd 2 land in the capture, not on the real streams, and the
 //! real streams work again after `finish`.
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, is_capturing};
+use support::{err, is_child, out, run_passing_child};
 
 const TEST: &str = "rust_writes_to_fd1_and_fd2_are_captured";
 
@@ -46,8 +46,8 @@ fn child() {
     let during = is_capturing();
     out("CAPTURED-STDOUT\n");
     err("CAPTURED-STDERR\n");
-    capture_support::raw_write(1, "CAPTURED-RAW-1\n");
-    capture_support::raw_write(2, "CAPTURED-RAW-2\n");
+    support::raw_write(1, "CAPTURED-RAW-1\n");
+    support::raw_write(2, "CAPTURED-RAW-2\n");
     let captured = capture.finish().expect("finish");
     out("AFTER-STDOUT\n");
     err("AFTER-STDERR\n");

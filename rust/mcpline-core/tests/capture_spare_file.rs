@@ -3,14 +3,14 @@
 //! never show up in the next capture, which starts on a fresh file.
 #![cfg(unix)]
 
-mod capture_support;
+mod support;
 
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsFd;
 
-use capture_support::{err, is_child, out, run_passing_child};
 use mcpline_core::Capture;
+use support::{err, is_child, out, run_passing_child};
 
 const TEST: &str = "bytes_written_to_the_kept_file_between_captures_stay_out_of_the_next_one";
 

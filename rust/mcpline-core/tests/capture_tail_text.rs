@@ -1,10 +1,9 @@
 //! `Captured::tail_text` keeps the last bytes, marks what it left out, and never splits a
 //! character at the cut.
 
-mod capture_support;
+mod support;
 
-use capture_support::{err, is_child, run_passing_child};
-use mcpline_core::{Capture, Captured};
+use support::{capture_of, err, is_child, run_passing_child};
 
 const TEST: &str = "tail_text_marks_truncation_and_cuts_on_a_char_boundary";
 
@@ -15,12 +14,6 @@ fn tail_text_marks_truncation_and_cuts_on_a_char_boundary() {
     }
     let (_, stderr) = run_passing_child(TEST, b"");
     assert!(stderr.contains("TAIL-DONE"), "{stderr}");
-}
-
-fn capture_of(bytes: &[u8]) -> Captured {
-    let capture = Capture::begin().expect("begin");
-    std::io::Write::write_all(&mut std::io::stderr(), bytes).expect("write");
-    capture.finish().expect("finish")
 }
 
 /// Splits `text` into (hidden byte count, body) at the truncation marker, if any.

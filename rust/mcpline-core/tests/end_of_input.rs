@@ -2,7 +2,7 @@
 //! after the grace period is cancelled and the queue behind it is answered with errors), a dead
 //! output channel, and the stop check.
 
-mod common;
+mod support;
 
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Events, Harness, assert_error, call_req, init_params, req, result, text_of};
-use mcpline_core::{Inbound, ServeEnd, Transport, TransportError};
+use mcpline_core::{Inbound, ServeEnd, Transport, TransportError, lock};
 use serde_json::{Value, json};
+use support::{Events, Harness, assert_error, call_req, init_params, req, result, text_of};
 
 #[test]
 fn all_queued_calls_are_answered_in_order_before_serve_returns() {
@@ -142,10 +142,7 @@ struct DyingOutput {
 
 impl Transport for DyingOutput {
     fn read_line(&self) -> Result<Option<Inbound>, TransportError> {
-        let rx = self
-            .lines
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let rx = lock(&self.lines);
         Ok(rx.recv().ok().map(Inbound::Line))
     }
 
@@ -164,7 +161,7 @@ impl Transport for DyingOutput {
 #[test]
 fn a_dead_output_ends_serve_with_output_closed_and_cancels_the_running_call() {
     let events = Events::default();
-    let server = common::test_server(&events);
+    let server = support::test_server(&events);
     let (input, lines) = mpsc::channel::<Vec<u8>>();
     let transport = Arc::new(DyingOutput {
         lines: Mutex::new(lines),

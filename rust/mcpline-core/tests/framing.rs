@@ -1,14 +1,14 @@
 //! Framing: one JSON value per line; CRLF, BOM and blank lines tolerated; over-long lines
 //! answered and skipped; nothing on a line can stop the server.
 
-mod common;
+mod support;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::{Harness, assert_error, call_req, notif, req, result};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use support::{Harness, assert_error, call_req, notif, req, result};
 
 #[test]
 fn a_trailing_carriage_return_is_accepted() {
@@ -389,7 +389,7 @@ proptest! {
 
     #[test]
     fn every_request_with_an_id_is_answered_exactly_once(
-        rev in proptest::sample::select(common::HANDSHAKE_REVS.to_vec()),
+        rev in proptest::sample::select(support::HANDSHAKE_REVS.to_vec()),
         msgs in proptest::collection::vec(msg(), 1..40),
         string_ids in any::<bool>(),
     ) {

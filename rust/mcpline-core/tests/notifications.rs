@@ -1,18 +1,18 @@
 //! Notifications (no `id`, or `"id": null`) are never answered; unknown ones are ignored.
 
-mod common;
+mod support;
 
 use std::time::Duration;
 
-use common::{Harness, notif, req, result};
 use serde_json::json;
+use support::{Harness, notif, req, result};
 
 const SILENCE: Duration = Duration::from_millis(150);
 
 #[test]
 fn notifications_initialized_is_not_answered() {
     let h = Harness::start();
-    let response = h.request("i", "initialize", common::init_params("2025-11-25"));
+    let response = h.request("i", "initialize", support::init_params("2025-11-25"));
     assert!(response.get("result").is_some());
     h.send(&notif("notifications/initialized", json!({})));
     h.expect_silence(SILENCE);
@@ -38,7 +38,7 @@ fn a_request_method_sent_as_a_notification_is_not_answered() {
     h.initialize("2025-11-25");
     h.send(&notif("ping", json!({})));
     h.send(&notif("tools/list", json!({})));
-    h.send(&notif("initialize", common::init_params("2025-11-25")));
+    h.send(&notif("initialize", support::init_params("2025-11-25")));
     h.expect_silence(SILENCE);
 }
 

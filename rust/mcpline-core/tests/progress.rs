@@ -1,19 +1,19 @@
 //! Progress notifications: only with a token, the token echoed with its JSON type, strictly
 //! increasing, all before the response, `message` only from 2025-03-26.
 
-mod common;
+mod support;
 
 use std::time::Duration;
 
-use common::{HANDSHAKE_REVS, Harness, modern, result, text_of};
 use serde_json::{Value, json};
+use support::{HANDSHAKE_REVS, Harness, modern, result, text_of};
 
 fn call_with_token(h: &Harness, id: i64, token: Option<Value>) -> (Vec<Value>, Value) {
     let mut params = json!({"name": "progress", "arguments": {}});
     if let Some(token) = token {
         params["_meta"] = json!({"progressToken": token});
     }
-    h.send(&common::req(id, "tools/call", params));
+    h.send(&support::req(id, "tools/call", params));
     let (before, response) = h.recv_until_response(&json!(id));
     h.expect_silence(Duration::from_millis(50));
     (before, response)
@@ -113,7 +113,7 @@ fn progress_works_for_stateless_requests_too() {
     let h = Harness::start();
     let mut params = modern(json!({"name": "progress", "arguments": {}}));
     params["_meta"]["progressToken"] = json!("modern");
-    h.send(&common::req(1, "tools/call", params));
+    h.send(&support::req(1, "tools/call", params));
     let (before, response) = h.recv_until_response(&json!(1));
     assert_progress_stream(&before, &json!("modern"));
     assert!(before.iter().all(|n| n["params"]["message"].is_string()));

@@ -1,21 +1,15 @@
 //! The reader answers at once while a tool runs, and cancellation stops calls without a
 //! response.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Harness, call_req, cancel, modern, req, result, text_of};
 use mcpline_core::{CallContext, FnTool, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
-
-fn ready() -> Harness {
-    let h = Harness::start();
-    h.initialize("2025-11-25");
-    h
-}
+use support::{Harness, call_req, cancel, modern, ready, req, result, text_of};
 
 #[test]
 fn ping_and_tools_list_are_answered_promptly_while_a_tool_runs() {

@@ -1,10 +1,10 @@
 //! The stateless era (2026-07-28): the per-request `_meta` envelope, `server/discover`, result
 //! stamping, removed methods, and coexistence with the handshake era in one process.
 
-mod common;
+mod support;
 
-use common::{Harness, assert_error, init_params, modern, modern_meta, req, result, text_of};
 use serde_json::{Value, json};
+use support::{Harness, assert_error, init_params, modern, modern_meta, req, result, text_of};
 
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -116,7 +116,7 @@ fn tools_list_is_stamped_complete_with_ttl_cache_scope_and_server_info() {
         "{list}"
     );
     assert_eq!(list["_meta"][SERVER_INFO]["name"], "test-server");
-    let add = common::tool(list, "add");
+    let add = support::tool(list, "add");
     assert_eq!(add["title"], "Adder", "2026-07-28 knows titles: {add}");
     assert!(add["outputSchema"].is_object(), "{add}");
 }
@@ -199,12 +199,12 @@ fn a_fresh_process_serves_modern_requests_and_later_a_legacy_initialize() {
         "legacy results are not stamped: {list}"
     );
     assert!(list.get("ttlMs").is_none(), "{list}");
-    let add = common::tool(list, "add");
+    let add = support::tool(list, "add");
     assert!(add.get("outputSchema").is_none(), "2025-03-26 shape: {add}");
     // Modern requests are still served after the handshake, each on its own terms.
     let response = h.request(3, "tools/list", modern(json!({})));
     assert_eq!(result(&response)["resultType"], "complete");
-    assert!(common::tool(result(&response), "add")["outputSchema"].is_object());
+    assert!(support::tool(result(&response), "add")["outputSchema"].is_object());
 }
 
 #[test]

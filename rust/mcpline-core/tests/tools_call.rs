@@ -1,20 +1,14 @@
 //! `tools/call`: dispatch errors are JSON-RPC errors, everything that goes wrong inside a tool is
 //! an `isError` result, results are shaped per revision, and calls run in arrival order.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{HANDSHAKE_REVS, Harness, assert_error, call_req, req, result, text_of};
 use mcpline_core::{CallContext, FnTool, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
-
-fn ready() -> Harness {
-    let h = Harness::start();
-    h.initialize("2025-11-25");
-    h
-}
+use support::{HANDSHAKE_REVS, Harness, assert_error, call_req, ready, req, result, text_of};
 
 #[test]
 fn a_call_without_name_gets_invalid_params() {
@@ -283,7 +277,7 @@ fn a_task_parameter_is_ignored_on_2025_11_25() {
 #[test]
 fn multi_round_trip_fields_are_ignored_in_2026_07_28() {
     let h = Harness::start();
-    let params = common::modern(json!({
+    let params = support::modern(json!({
         "name": "echo", "arguments": {"text": "m"},
         "inputResponses": {}, "requestState": "opaque"
     }));

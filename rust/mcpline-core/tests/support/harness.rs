@@ -1,19 +1,15 @@
-//! Shared harness for the integration tests: a [`Server`] with a handful of test tools, served
-//! on a thread over the in-memory transport, plus a small client with timeouts.
-//!
-//! Every test binary uses a different subset of these helpers, and the module is private to each
-//! of them, hence the two allowances.
-#![allow(dead_code, unreachable_pub)]
+//! A [`Server`] with a handful of test tools, served on a thread over the in-memory transport,
+//! plus a small client with timeouts.
 
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use mcpline_core::{
     CallContext, FnTool, MemoryClient, MemoryTransport, ServeEnd, Server, ServerInfo,
-    StdioTransport, ToolOutput, ToolSpec, Transport, memory_pair, memory_pair_with_cap,
+    StdioTransport, ToolOutput, ToolSpec, Transport, lock, memory_pair, memory_pair_with_cap,
 };
 use serde_json::{Value, json};
 
@@ -46,10 +42,6 @@ enum Conn {
         input: Mutex<Option<Sender<Vec<u8>>>>,
         writes: Mutex<Receiver<Vec<u8>>>,
     },
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A reader fed with chunks through a channel; end of input when the sender is dropped.
@@ -97,10 +89,7 @@ impl Write for WriteLog {
 
 /// Records one tool event.
 fn record(events: &Events, event: String) {
-    events
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(event);
+    lock(events).push(event);
 }
 
 /// A server named "test-server" with the standard test tools and capture turned off.
@@ -244,6 +233,14 @@ pub fn sleepy(events: &Events, args: &Value, ctx: &CallContext) -> ToolOutput {
     }
     record(events, format!("sleepy:done:{id}"));
     ToolOutput::text(format!("slept {ms} ms"))
+}
+
+/// The standard test server after the 2025-11-25 handshake.
+#[track_caller]
+pub fn ready() -> Harness {
+    let h = Harness::start();
+    h.initialize("2025-11-25");
+    h
 }
 
 impl Harness {
@@ -479,10 +476,7 @@ impl Harness {
 
     /// What the tools recorded so far.
     pub fn events(&self) -> Vec<String> {
-        self.events
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.events).clone()
     }
 
     /// Signals end of input.

@@ -1,22 +1,30 @@
-//! Shared by the `capture_*` tests. Descriptor changes are process-global, so each test runs
-//! its case in a child: the test binary re-executed for that one test with
-//! `MCPLINE_CAPTURE_CHILD` set. The parent checks the child's real stdout, stderr and exit code.
-#![allow(dead_code, reason = "each test file uses a different subset")]
+//! For the capture tests. Descriptor changes are process-global, so each test runs its case in
+//! a child: the test binary re-executed for that one test with `MCPLINE_CAPTURE_CHILD` set. The
+//! parent checks the child's real stdout, stderr and exit code.
 
 use std::io::{self, Write};
 use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+use mcpline_core::{Capture, Captured, lock};
 
 /// Names the test a child process is running.
-pub(crate) const CHILD_ENV: &str = "MCPLINE_CAPTURE_CHILD";
+pub const CHILD_ENV: &str = "MCPLINE_CAPTURE_CHILD";
 
 /// Whether this process is the child running `test`.
-pub(crate) fn is_child(test: &str) -> bool {
+pub fn is_child(test: &str) -> bool {
     std::env::var_os(CHILD_ENV).is_some_and(|value| value == test)
 }
 
-/// Runs `test` (a test function of this binary) in a child process, feeding it `stdin`, and
-/// returns its output.
-pub(crate) fn run_child(test: &str, stdin: &[u8]) -> Output {
+/// Held while a child runs. The children never share descriptors, but side by side they would
+/// share the CPU while one of them measures the cost of a capture cycle.
+static ONE_CHILD_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Runs `test` (a test function of this binary, named by its path inside the program, e.g.
+/// `nesting::second_capture_is_refused_and_the_first_keeps_capturing`) in a child process,
+/// feeding it `stdin`, and returns its output.
+pub fn run_child(test: &str, stdin: &[u8]) -> Output {
+    let _one_child = lock(&ONE_CHILD_AT_A_TIME);
     let exe = std::env::current_exe().expect("path of the test binary");
     let mut child = Command::new(exe)
         .args(["--exact", test, "--nocapture", "--test-threads=1"])
@@ -36,13 +44,20 @@ pub(crate) fn run_child(test: &str, stdin: &[u8]) -> Output {
         );
     }
     drop(pipe);
-    child
+    let output = child
         .wait_with_output()
-        .expect("wait for the child test process")
+        .expect("wait for the child test process");
+    // A name that is not the test's full path runs nothing, and an empty run passes.
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("running 1 test"),
+        "the child ran no test named {test:?}\n{}",
+        describe(&output)
+    );
+    output
 }
 
 /// The child's stdout and stderr as text, for assertion messages.
-pub(crate) fn describe(output: &Output) -> String {
+pub fn describe(output: &Output) -> String {
     format!(
         "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
         output.status,
@@ -52,7 +67,7 @@ pub(crate) fn describe(output: &Output) -> String {
 }
 
 /// Runs `test` in a child and asserts that it passed; returns (stdout, stderr) as text.
-pub(crate) fn run_passing_child(test: &str, stdin: &[u8]) -> (String, String) {
+pub fn run_passing_child(test: &str, stdin: &[u8]) -> (String, String) {
     let output = run_child(test, stdin);
     assert!(
         output.status.success(),
@@ -65,15 +80,22 @@ pub(crate) fn run_passing_child(test: &str, stdin: &[u8]) -> (String, String) {
     )
 }
 
+/// Captures whatever `bytes` are written to stderr (fd 2) in between `begin` and `finish`.
+pub fn capture_of(bytes: &[u8]) -> Captured {
+    let capture = Capture::begin().expect("begin");
+    io::stderr().write_all(bytes).expect("write");
+    capture.finish().expect("finish")
+}
+
 /// Writes `text` to this process's current stdout (fd 1) and flushes Rust's line buffer.
-pub(crate) fn out(text: &str) {
+pub fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes()).expect("write to stdout");
     stdout.flush().expect("flush stdout");
 }
 
 /// Writes `text` to this process's current stderr (fd 2).
-pub(crate) fn err(text: &str) {
+pub fn err(text: &str) {
     std::io::stderr()
         .write_all(text.as_bytes())
         .expect("write to stderr");
@@ -82,7 +104,7 @@ pub(crate) fn err(text: &str) {
 /// Writes `text` straight to descriptor `fd` with `write(2)`, bypassing every Rust buffer.
 #[cfg(unix)]
 #[allow(unsafe_code)]
-pub(crate) fn raw_write(fd: i32, text: &str) {
+pub fn raw_write(fd: i32, text: &str) {
     // SAFETY: write(2) reads `text.len()` bytes from a live buffer; `fd` is just a number.
     let written = unsafe { libc::write(fd, text.as_ptr().cast(), text.len()) };
     assert_eq!(
@@ -96,7 +118,7 @@ pub(crate) fn raw_write(fd: i32, text: &str) {
 /// `os.write` and C extensions use), whatever C runtime this test binary links.
 #[cfg(windows)]
 #[allow(unsafe_code)]
-pub(crate) fn raw_write(fd: i32, text: &str) {
+pub fn raw_write(fd: i32, text: &str) {
     use windows_sys::Win32::System::LibraryLoader::{GetProcAddress, LoadLibraryW};
     type WriteFn = unsafe extern "C" fn(i32, *const std::ffi::c_void, u32) -> i32;
     let name: Vec<u16> = "ucrtbase.dll".encode_utf16().chain(Some(0)).collect();
