@@ -1,12 +1,10 @@
 //! Captures must not nest or run concurrently: a second `begin` (same thread or another one)
 //! is refused with an error citing the rule, and the first capture keeps capturing.
 
-mod support;
-
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, CaptureError};
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "second_capture_is_refused_and_the_first_keeps_capturing";
+const TEST: &str = "nesting::second_capture_is_refused_and_the_first_keeps_capturing";
 
 #[test]
 fn second_capture_is_refused_and_the_first_keeps_capturing() {

@@ -1,13 +1,11 @@
 //! A child process started during a capture inherits fds 1 and 2 and its output is captured.
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::Capture;
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "child_process_output_is_captured";
+const TEST: &str = "child_process::child_process_output_is_captured";
 
 #[test]
 fn child_process_output_is_captured() {
@@ -59,7 +57,8 @@ fn child() {
     assert_eq!(lines, ["CHILD-OUT", "CHILD-ERR"], "captured: {text:?}");
 }
 
-const LATE: &str = "late_output_of_a_background_child_is_not_given_to_the_next_capture";
+const LATE: &str =
+    "child_process::late_output_of_a_background_child_is_not_given_to_the_next_capture";
 
 #[test]
 fn late_output_of_a_background_child_is_not_given_to_the_next_capture() {

@@ -1,12 +1,10 @@
 //! `Captured::copy_labelled` prefixes every line with the label, ends with a newline, and streams
 //! any size in bounded memory.
 
-mod support;
-
+use crate::support::{capture_of, err, is_child, run_passing_child};
 use mcpline_core::Captured;
-use support::{capture_of, err, is_child, run_passing_child};
 
-const LABELS: &str = "copy_labelled_prefixes_every_line";
+const LABELS: &str = "copy_labelled::copy_labelled_prefixes_every_line";
 
 #[test]
 fn copy_labelled_prefixes_every_line() {
@@ -82,7 +80,8 @@ mod flood {
 
     use crate::support::err;
 
-    pub(crate) const TEST: &str = "copy_labelled_streams_a_200_mib_child_flood_in_bounded_memory";
+    pub(crate) const TEST: &str =
+        "copy_labelled::copy_labelled_streams_a_200_mib_child_flood_in_bounded_memory";
     const BYTES: u64 = 200 * 1024 * 1024;
     const LINE: u64 = 100; // 99 'x' and a newline
     const LABEL: &str = "[flood #1] ";

@@ -3,15 +3,13 @@
 //! reach the real stdin and stdout. A capture inside the protection restores to the protected
 //! state, not to the real stdout.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
 
+use crate::support::{is_child, out, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio};
-use support::{is_child, out, run_passing_child};
 
-const TEST: &str = "protected_stdio_diverts_fd1_and_silences_fd0";
+const TEST: &str = "protected_stdio::protected_stdio_diverts_fd1_and_silences_fd0";
 
 #[test]
 fn protected_stdio_diverts_fd1_and_silences_fd0() {
@@ -79,7 +77,7 @@ fn child() {
 
     out("STRAY-RUST\n");
     #[cfg(unix)]
-    support::raw_write(1, "STRAY-RAW\n");
+    crate::support::raw_write(1, "STRAY-RAW\n");
     let child_status = stray_child().status().expect("run the stray child");
     let mut from_fd0 = Vec::new();
     let fd0_read = std::io::stdin()

@@ -1,11 +1,9 @@
 //! `Captured::tail_text` keeps the last bytes, marks what it left out, and never splits a
 //! character at the cut.
 
-mod support;
+use crate::support::{capture_of, err, is_child, run_passing_child};
 
-use support::{capture_of, err, is_child, run_passing_child};
-
-const TEST: &str = "tail_text_marks_truncation_and_cuts_on_a_char_boundary";
+const TEST: &str = "tail_text::tail_text_marks_truncation_and_cuts_on_a_char_boundary";
 
 #[test]
 fn tail_text_marks_truncation_and_cuts_on_a_char_boundary() {

@@ -1,12 +1,10 @@
 //! Writes by Rust code to fd 1 and fd 2 land in the capture, not on the real streams, and the
 //! real streams work again after `finish`.
 
-mod support;
-
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, is_capturing};
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "rust_writes_to_fd1_and_fd2_are_captured";
+const TEST: &str = "rust_writes::rust_writes_to_fd1_and_fd2_are_captured";
 
 #[test]
 fn rust_writes_to_fd1_and_fd2_are_captured() {
@@ -46,8 +44,8 @@ fn child() {
     let during = is_capturing();
     out("CAPTURED-STDOUT\n");
     err("CAPTURED-STDERR\n");
-    support::raw_write(1, "CAPTURED-RAW-1\n");
-    support::raw_write(2, "CAPTURED-RAW-2\n");
+    crate::support::raw_write(1, "CAPTURED-RAW-1\n");
+    crate::support::raw_write(2, "CAPTURED-RAW-2\n");
     let captured = capture.finish().expect("finish");
     out("AFTER-STDOUT\n");
     err("AFTER-STDERR\n");

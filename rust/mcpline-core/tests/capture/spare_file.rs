@@ -1,18 +1,16 @@
 //! An empty capture keeps its file for the next capture, but only while nobody writes to it:
 //! bytes that reach the kept file between captures (a descriptor that outlived its capture)
 //! never show up in the next capture, which starts on a fresh file.
-#![cfg(unix)]
-
-mod support;
 
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsFd;
 
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::Capture;
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "bytes_written_to_the_kept_file_between_captures_stay_out_of_the_next_one";
+const TEST: &str =
+    "spare_file::bytes_written_to_the_kept_file_between_captures_stay_out_of_the_next_one";
 
 #[test]
 fn bytes_written_to_the_kept_file_between_captures_stay_out_of_the_next_one() {

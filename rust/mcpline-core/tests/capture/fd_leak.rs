@@ -1,15 +1,12 @@
 //! Many begin/finish cycles (empty ones, ones that captured bytes, ones that ran a child) and
 //! protect/restore cycles leave the number of open descriptors (handles on Windows) unchanged.
-#![cfg(any(target_os = "linux", windows))]
-
-mod support;
 
 use std::process::Command;
 
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio, is_capturing};
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "ten_thousand_cycles_leak_no_descriptor";
+const TEST: &str = "fd_leak::ten_thousand_cycles_leak_no_descriptor";
 /// Fewer on Windows, where tests may run under wine (milliseconds per cycle).
 const CYCLES: usize = if cfg!(windows) { 1_000 } else { 10_000 };
 

@@ -3,12 +3,10 @@
 //! bytes written while parked belong to no capture and reach the real stderr; unparking, or
 //! ending the protection, points the descriptors back.
 
-mod support;
-
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio, is_capturing, is_parked};
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "parked_descriptors_never_change_what_a_capture_holds";
+const TEST: &str = "parking::parked_descriptors_never_change_what_a_capture_holds";
 
 #[test]
 fn parked_descriptors_never_change_what_a_capture_holds() {

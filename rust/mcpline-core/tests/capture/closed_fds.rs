@@ -1,19 +1,16 @@
 //! A standard descriptor that is closed when the cell needs it gets the null device parked on
 //! it first, so capturing and restoring stay well defined; one the cell does not need (fd 0 for
 //! a capture) stays closed rather than silently receiving the capture file.
-#![cfg(target_os = "linux")]
 #![allow(unsafe_code)]
-
-mod support;
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
+use crate::support::{err, is_child, raw_write, run_passing_child};
 use mcpline_core::{Capture, CaptureError, ProtectedStdio};
-use support::{err, is_child, raw_write, run_passing_child};
 
-const CAPTURE: &str = "capture_parks_the_null_device_on_closed_fd1_and_fd2";
-const PROTECT: &str = "protect_handles_a_closed_stdin_and_refuses_a_closed_stdout";
+const CAPTURE: &str = "closed_fds::capture_parks_the_null_device_on_closed_fd1_and_fd2";
+const PROTECT: &str = "closed_fds::protect_handles_a_closed_stdin_and_refuses_a_closed_stdout";
 
 fn close(fd: i32) {
     // SAFETY: closes a standard descriptor that no Rust object owns.
@@ -119,6 +116,6 @@ fn protect_child() {
         "{error}"
     );
     assert!(!ProtectedStdio::is_installed());
-    support::out("STDOUT-BACK\n");
+    crate::support::out("STDOUT-BACK\n");
     err("CLOSED-PROTECT-DONE\n");
 }

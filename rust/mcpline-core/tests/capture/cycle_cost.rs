@@ -1,14 +1,12 @@
 //! An empty begin/finish cycle costs a handful of system calls: it stays far below the budget
 //! of a tool call. The child prints `NS_PER_CYCLE=<n>` on its stdout.
 
-mod support;
-
 use std::time::Instant;
 
+use crate::support::{describe, is_child, out, run_child};
 use mcpline_core::Capture;
-use support::{describe, is_child, out, run_child};
 
-const TEST: &str = "empty_capture_cycle_is_cheap";
+const TEST: &str = "cycle_cost::empty_capture_cycle_is_cheap";
 /// Fewer on Windows, where tests may run under wine (milliseconds per cycle).
 const CYCLES: u32 = if cfg!(windows) { 500 } else { 20_000 };
 /// Generous: a debug build on a slow CI machine (or wine). Release builds on Linux measure

@@ -1,12 +1,10 @@
 //! A panic inside a capture cannot leave the process mute: unwinding drops the `Capture`, which
 //! restores fds 1 and 2, and a new capture can begin afterwards.
 
-mod support;
-
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, is_capturing};
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "panic_inside_a_capture_restores_the_real_streams";
+const TEST: &str = "panic_restore::panic_inside_a_capture_restores_the_real_streams";
 
 #[test]
 fn panic_inside_a_capture_restores_the_real_streams() {

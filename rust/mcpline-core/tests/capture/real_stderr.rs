@@ -2,12 +2,10 @@
 //! (also when written from another thread), a parked one, or nobody. The captures keep only
 //! what the tool wrote.
 
-mod support;
-
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio, is_parked, write_real_stderr};
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "log_lines_reach_the_real_stderr_whoever_holds_fd2";
+const TEST: &str = "real_stderr::log_lines_reach_the_real_stderr_whoever_holds_fd2";
 
 #[test]
 fn log_lines_reach_the_real_stderr_whoever_holds_fd2() {

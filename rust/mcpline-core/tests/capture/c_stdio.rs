@@ -1,14 +1,11 @@
 //! C stdio buffers are flushed at both edges of a capture: what C code buffered before `begin`
 //! reaches the real stdout, what it buffered inside lands in the capture (never leaks later).
-#![cfg(unix)]
 #![allow(unsafe_code)]
 
-mod support;
-
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::Capture;
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "c_stdio_buffers_are_flushed_at_both_edges";
+const TEST: &str = "c_stdio::c_stdio_buffers_are_flushed_at_both_edges";
 
 #[test]
 fn c_stdio_buffers_are_flushed_at_both_edges() {

@@ -2,12 +2,10 @@
 //! protection ends those copies are stale (fd 1 was the stderr copy), so a later capture must
 //! restore fd 1 to the real stdout again.
 
-mod support;
-
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio};
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "captures_after_the_protection_ends_restore_the_real_stdout";
+const TEST: &str = "protected_cycles::captures_after_the_protection_ends_restore_the_real_stdout";
 
 #[test]
 fn captures_after_the_protection_ends_restore_the_real_stdout() {

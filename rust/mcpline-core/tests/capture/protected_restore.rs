@@ -2,14 +2,12 @@
 //! is then restored when the capture ends); a second install, or an install inside a capture,
 //! is refused.
 
-mod support;
-
 use std::io::BufRead;
 
+use crate::support::{err, is_child, out, run_passing_child};
 use mcpline_core::{Capture, CaptureError, ProtectedStdio};
-use support::{err, is_child, out, run_passing_child};
 
-const TEST: &str = "dropping_protected_stdio_restores_fd0_and_fd1";
+const TEST: &str = "protected_restore::dropping_protected_stdio_restores_fd0_and_fd1";
 
 #[test]
 fn dropping_protected_stdio_restores_fd0_and_fd1() {

@@ -1,17 +1,14 @@
 //! Every descriptor the cell keeps for itself (saved copies, the capture file's reading handle,
 //! the spare file, the protocol streams) is close-on-exec, so children never inherit it, while
 //! fds 0, 1 and 2 stay inheritable.
-#![cfg(target_os = "linux")]
 #![allow(unsafe_code)]
-
-mod support;
 
 use std::collections::BTreeSet;
 
+use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::{Capture, ProtectedStdio};
-use support::{err, is_child, run_passing_child};
 
-const TEST: &str = "descriptors_kept_by_the_cell_are_close_on_exec";
+const TEST: &str = "cloexec::descriptors_kept_by_the_cell_are_close_on_exec";
 
 #[test]
 fn descriptors_kept_by_the_cell_are_close_on_exec() {
