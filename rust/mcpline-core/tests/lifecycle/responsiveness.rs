@@ -1,15 +1,13 @@
 //! The reader answers at once while a tool runs, and cancellation stops calls without a
 //! response.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::support::{Harness, call_req, cancel, modern, ready, req, result, text_of};
 use mcpline_core::{CallContext, FnTool, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
-use support::{Harness, call_req, cancel, modern, ready, req, result, text_of};
 
 #[test]
 fn ping_and_tools_list_are_answered_promptly_while_a_tool_runs() {

@@ -1,10 +1,10 @@
 //! The stateless era (2026-07-28): the per-request `_meta` envelope, `server/discover`, result
 //! stamping, removed methods, and coexistence with the handshake era in one process.
 
-mod support;
-
+use crate::support::{
+    self, Harness, assert_error, init_params, modern, modern_meta, req, result, text_of,
+};
 use serde_json::{Value, json};
-use support::{Harness, assert_error, init_params, modern, modern_meta, req, result, text_of};
 
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 

@@ -1,12 +1,10 @@
 //! Malformed input: parse errors (-32700), invalid requests (-32600) and invalid params (-32602),
 //! with the id echoed when it can be read and left out (never `null`) when it cannot.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{Harness, assert_error, req, result};
 use serde_json::json;
-use support::{Harness, assert_error, req, result};
 
 /// After any bad line, the session still answers.
 #[track_caller]

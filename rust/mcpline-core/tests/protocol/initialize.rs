@@ -1,12 +1,12 @@
 //! The handshake era: `initialize` negotiation, result shape per revision, the one-handshake
 //! rule and what happens before it.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{
+    HANDSHAKE_REVS, Harness, assert_error, call_req, init_params, req, result, tool,
+};
 use serde_json::{Value, json};
-use support::{HANDSHAKE_REVS, Harness, assert_error, call_req, init_params, req, result, tool};
 
 /// Far below the harness's 10 s "stuck" limit, with room for a loaded machine.
 const PROMPTLY: Duration = Duration::from_secs(3);

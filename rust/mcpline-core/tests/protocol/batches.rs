@@ -1,12 +1,10 @@
 //! JSON-RPC batches: answered with an array on 2025-03-26 only, refused elsewhere.
 
-mod support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::support::{Harness, assert_error, call_req, cancel, init_params, notif, req, result};
 use serde_json::{Value, json};
-use support::{Harness, assert_error, call_req, cancel, init_params, notif, req, result};
 
 /// The members of a batch response, by id.
 #[track_caller]

@@ -1,14 +1,12 @@
 //! Framing: one JSON value per line; CRLF, BOM and blank lines tolerated; over-long lines
 //! answered and skipped; nothing on a line can stop the server.
 
-mod support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::support::{self, Harness, assert_error, call_req, notif, req, result};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use support::{Harness, assert_error, call_req, notif, req, result};
 
 #[test]
 fn a_trailing_carriage_return_is_accepted() {

@@ -1,12 +1,10 @@
 //! `tools/list`: stable order, cursor pagination, and descriptor fields per revision.
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::{HANDSHAKE_REVS, Harness, assert_error, result, tool, tool_names};
 use mcpline_core::{CallContext, FnTool, Server, ServerInfo, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
-use support::{HANDSHAKE_REVS, Harness, assert_error, result, tool, tool_names};
 
 /// A server with five tools registered out of order.
 fn five_tools(page_size: usize) -> Harness {

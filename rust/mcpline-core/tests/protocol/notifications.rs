@@ -1,11 +1,9 @@
 //! Notifications (no `id`, or `"id": null`) are never answered; unknown ones are ignored.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{self, Harness, notif, req, result};
 use serde_json::json;
-use support::{Harness, notif, req, result};
 
 const SILENCE: Duration = Duration::from_millis(150);
 

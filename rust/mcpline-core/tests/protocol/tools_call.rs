@@ -1,14 +1,14 @@
 //! `tools/call`: dispatch errors are JSON-RPC errors, everything that goes wrong inside a tool is
 //! an `isError` result, results are shaped per revision, and calls run in arrival order.
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::{
+    self, HANDSHAKE_REVS, Harness, assert_error, call_req, ready, req, result, text_of,
+};
 use mcpline_core::{CallContext, FnTool, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
-use support::{HANDSHAKE_REVS, Harness, assert_error, call_req, ready, req, result, text_of};
 
 #[test]
 fn a_call_without_name_gets_invalid_params() {

@@ -2,13 +2,11 @@
 //! and reads again once the queue has drained to half its capacity (so it is woken once per
 //! half a queue, not once per call). Nothing is lost or reordered on the way.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{Harness, call_req, req, result, text_of};
 use mcpline_core::ServeEnd;
 use serde_json::{Value, json};
-use support::{Harness, call_req, req, result, text_of};
 
 fn answered_in_order_with_capacity(capacity: usize) {
     let mut h = Harness::start_with(|server| server.config_mut().queue_capacity = capacity);

@@ -1,12 +1,10 @@
 //! Progress notifications: only with a token, the token echoed with its JSON type, strictly
 //! increasing, all before the response, `message` only from 2025-03-26.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{self, HANDSHAKE_REVS, Harness, modern, result, text_of};
 use serde_json::{Value, json};
-use support::{HANDSHAKE_REVS, Harness, modern, result, text_of};
 
 fn call_with_token(h: &Harness, id: i64, token: Option<Value>) -> (Vec<Value>, Value) {
     let mut params = json!({"name": "progress", "arguments": {}});

@@ -2,17 +2,17 @@
 //! after the grace period is cancelled and the queue behind it is answered with errors), a dead
 //! output channel, and the stop check.
 
-mod support;
-
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::{
+    self, Events, Harness, assert_error, call_req, init_params, req, result, text_of,
+};
 use mcpline_core::{Inbound, ServeEnd, Transport, TransportError, lock};
 use serde_json::{Value, json};
-use support::{Events, Harness, assert_error, call_req, init_params, req, result, text_of};
 
 #[test]
 fn all_queued_calls_are_answered_in_order_before_serve_returns() {

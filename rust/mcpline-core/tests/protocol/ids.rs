@@ -1,9 +1,7 @@
 //! Request ids are echoed exactly, with their JSON type.
 
-mod support;
-
+use crate::support::{Harness, call_req, result, text_of};
 use serde_json::{Value, json};
-use support::{Harness, call_req, result, text_of};
 
 /// Sends `raw_id` verbatim (so big integers are not reformatted) and returns the raw response.
 fn raw_ping(h: &Harness, raw_id: &str) -> String {
