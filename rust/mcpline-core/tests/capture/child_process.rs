@@ -1,0 +1,115 @@
+//! A child process started during a capture inherits fds 1 and 2 and its output is captured.
+
+use std::process::Command;
+
+use crate::support::{err, is_child, run_passing_child};
+use mcpline_core::Capture;
+
+const TEST: &str = "child_process::child_process_output_is_captured";
+
+#[test]
+fn child_process_output_is_captured() {
+    if is_child(TEST) {
+        return child();
+    }
+    let (stdout, stderr) = run_passing_child(TEST, b"");
+    assert!(
+        !stdout.contains("CHILD-OUT"),
+        "child stdout leaked:\n{stdout}"
+    );
+    assert!(
+        !stderr.contains("CHILD-ERR"),
+        "child stderr leaked:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("AFTER-CHILD"),
+        "stderr not restored:\n{stderr}"
+    );
+}
+
+fn shell() -> Command {
+    #[cfg(unix)]
+    {
+        let mut command = Command::new("sh");
+        command.args(["-c", "echo CHILD-OUT; echo CHILD-ERR >&2"]);
+        command
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        let mut command = Command::new("cmd");
+        command
+            .arg("/C")
+            .raw_arg("echo CHILD-OUT& echo CHILD-ERR 1>&2");
+        command
+    }
+}
+
+fn child() {
+    let capture = Capture::begin().expect("begin");
+    let status = shell().status();
+    let captured = capture.finish().expect("finish");
+    err("AFTER-CHILD\n");
+
+    assert!(status.expect("run the shell").success());
+    let text = String::from_utf8(captured.read_all().expect("read capture")).expect("utf-8");
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    assert_eq!(lines, ["CHILD-OUT", "CHILD-ERR"], "captured: {text:?}");
+}
+
+const LATE: &str =
+    "child_process::late_output_of_a_background_child_is_not_given_to_the_next_capture";
+
+#[test]
+fn late_output_of_a_background_child_is_not_given_to_the_next_capture() {
+    if is_child(LATE) {
+        return late_child();
+    }
+    let (stdout, stderr) = run_passing_child(LATE, b"");
+    assert!(
+        !stdout.contains("LATE-OUTPUT") && !stderr.contains("LATE-OUTPUT"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains("LATE-CHECK-DONE"), "{stderr}");
+}
+
+fn late_shell() -> Command {
+    #[cfg(unix)]
+    {
+        let mut command = Command::new("sh");
+        command.args(["-c", "sleep 0.3; echo LATE-OUTPUT"]);
+        command
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        let mut command = Command::new("cmd");
+        command
+            .arg("/C")
+            .raw_arg("ping -n 2 127.0.0.1 >NUL & echo LATE-OUTPUT");
+        command
+    }
+}
+
+fn late_child() {
+    // The background child inherits fds 1 and 2 while they point at this (empty) capture and
+    // writes only after the capture has finished.
+    let capture = Capture::begin().expect("begin");
+    let background = late_shell().spawn();
+    let first = capture.finish().expect("finish");
+    let status = background
+        .expect("spawn the background child")
+        .wait()
+        .expect("wait");
+    let next = Capture::begin().expect("begin the next capture");
+    let second = next.finish().expect("finish the next capture");
+    err("LATE-CHECK-DONE\n");
+
+    assert!(status.success());
+    assert!(first.is_empty(), "the background child wrote too early");
+    assert!(
+        second.is_empty(),
+        "the next capture got {:?}",
+        second.tail_text(100)
+    );
+}

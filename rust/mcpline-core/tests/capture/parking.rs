@@ -1,0 +1,110 @@
+//! While stdio is protected, an empty capture leaves fds 1 and 2 parked on its file for the next
+//! capture (no `dup2` between quiet calls). Parking never changes what a capture holds: bytes
+//! written while parked belong to no capture and reach the real stderr; `settle`, or ending the
+//! protection, points the descriptors back. Parking is the cell's own decision: it is observed
+//! here through what fd 1 points at.
+
+use crate::support::{err, is_child, out, run_passing_child};
+use mcpline_core::{Capture, ProtectedStdio, is_capturing, settle};
+
+const TEST: &str = "parking::parked_descriptors_never_change_what_a_capture_holds";
+
+#[test]
+fn parked_descriptors_never_change_what_a_capture_holds() {
+    if is_child(TEST) {
+        return child();
+    }
+    let (stdout, stderr) = run_passing_child(TEST, b"");
+    assert!(stderr.contains("BETWEEN-CALLS\n"), "{stderr}");
+    assert!(stderr.contains("AFTER-UNPARK\n"), "{stderr}");
+    assert!(
+        stdout.contains("AFTER-PROTECTION\n"),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    for captured in ["LOUD-1", "LOUD-2"] {
+        assert!(!stderr.contains(captured), "{captured} leaked: {stderr}");
+    }
+    assert!(stderr.contains("PARKING-DONE"), "{stderr}");
+}
+
+/// What fd 1 points at (device and inode), where the platform can tell.
+fn fd1() -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let meta = std::fs::metadata("/dev/fd/1").expect("stat fd 1");
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// An empty capture while protected; returns the file fd 1 is parked on.
+fn quiet_then_park() -> Option<(u64, u64)> {
+    let capture = Capture::begin().expect("begin");
+    let during = fd1();
+    let captured = capture.finish().expect("finish");
+    assert!(captured.is_empty());
+    assert_eq!(fd1(), during, "an empty capture parks while protected");
+    assert!(!is_capturing());
+    during
+}
+
+fn loud(text: &str) -> Vec<u8> {
+    let capture = Capture::begin().expect("begin");
+    assert!(is_capturing());
+    let during = fd1();
+    out(text);
+    let captured = capture.finish().expect("finish");
+    if during.is_some() {
+        assert_ne!(
+            fd1(),
+            during,
+            "a capture that holds bytes is finished, not parked"
+        );
+    }
+    captured.read_all().expect("read")
+}
+
+fn child() {
+    // Without protection nothing parks.
+    let before = fd1();
+    let capture = Capture::begin().expect("begin");
+    assert!(capture.finish().expect("finish").is_empty());
+    assert_eq!(fd1(), before);
+
+    let mut protected = ProtectedStdio::install().expect("install");
+    let streams = protected.take_streams();
+
+    // Quiet, quiet, loud: the loud capture starts on the parked file and holds only its bytes.
+    let parked = quiet_then_park();
+    let capture = Capture::begin().expect("begin from parked");
+    assert_eq!(fd1(), parked, "the next capture takes the parked file over");
+    assert!(capture.finish().expect("park again").is_empty());
+    assert_eq!(loud("LOUD-1\n"), b"LOUD-1\n");
+
+    // Bytes written while parked go to the real stderr, not into the next capture.
+    quiet_then_park();
+    err("BETWEEN-CALLS\n");
+    assert_eq!(loud("LOUD-2\n"), b"LOUD-2\n");
+
+    // Unparking points fds 1 and 2 back at once (fd 1 is the stderr copy while protected).
+    let parked = quiet_then_park();
+    settle().expect("settle");
+    if parked.is_some() {
+        assert_ne!(fd1(), parked);
+    }
+    out("AFTER-UNPARK\n");
+
+    // Ending the protection while parked restores the real stdout.
+    let parked = quiet_then_park();
+    protected.restore().expect("restore");
+    if parked.is_some() {
+        assert_ne!(fd1(), parked);
+    }
+    drop(streams);
+    out("AFTER-PROTECTION\n");
+    err("PARKING-DONE\n");
+}

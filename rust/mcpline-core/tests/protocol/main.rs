@@ -1,0 +1,22 @@
+//! The protocol a client sees: JSON-RPC over newline-delimited stdio, both eras of MCP
+//! revisions, and the tool methods. Each test serves the test server on a thread of its own
+//! ([`support::Harness`]).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+// JSON-RPC on the wire.
+mod batches;
+mod framing;
+mod ids;
+mod notifications;
+mod parse_errors;
+
+// The two eras: the `initialize` handshake, and stateless requests.
+mod initialize;
+mod stateless;
+
+// Tools.
+mod progress;
+mod tools_call;
+mod tools_list;
