@@ -33,12 +33,23 @@ struct QueueState<J> {
     /// Pushers blocked on a full queue. They wait until it has drained to the low-water mark,
     /// so a reader that outruns the tools is woken once per half a queue, not once per call.
     pushers: usize,
+    /// Who reads the input (see [`JobQueue::pop`]): the worker, while it has nothing to run.
+    worker_reads: bool,
+    /// The reader thread has stopped reading because the worker reads.
+    reader_parked: bool,
+    /// The reader thread is waiting for input (nothing buffered to handle).
+    reader_waiting: bool,
 }
 
 /// What [`JobQueue::pop`] found.
 pub(crate) enum Popped<J> {
+    /// Run this.
     Job(J),
+    /// Nothing to run, and the worker holds the reading turn: read the next frame.
+    Read,
+    /// No more jobs will come.
     Closed,
+    /// The poll interval passed with nothing to do.
     Idle,
 }
 
@@ -54,6 +65,9 @@ impl<J: Queued> JobQueue<J> {
                 idle: true,
                 waiters: 0,
                 pushers: 0,
+                worker_reads: false,
+                reader_parked: false,
+                reader_waiting: false,
             }),
             changed: Condvar::new(),
             capacity: capacity.max(1),
@@ -101,9 +115,13 @@ impl<J: Queued> JobQueue<J> {
     }
 
     /// Appends `job`, first waiting for room while the queue is full (unless it closes).
+    ///
+    /// The worker never waits here: while it holds the reading turn it is the one pushing (and
+    /// the only one who could make room), so a batch it reads may take the queue past its
+    /// capacity, by at most that one frame's calls.
     pub(crate) fn push(&self, job: J) {
         let mut st = lock(&self.state);
-        if st.jobs.len() >= self.capacity {
+        if st.jobs.len() >= self.capacity && !st.worker_reads {
             st.pushers += 1;
             while st.jobs.len() > self.low_water() && !st.closed {
                 st = self
@@ -118,12 +136,24 @@ impl<J: Queued> JobQueue<J> {
     }
 
     /// The next job, waiting at most `poll` (forever when `None`).
-    pub(crate) fn pop(&self, poll: Option<Duration>) -> Popped<J> {
+    ///
+    /// With `take_turn` (the input can be read by either thread), an idle worker reads requests
+    /// itself: when it has nothing to run and the reader thread is only waiting for input, the
+    /// worker takes the reading turn (`take_turn` interrupts the reader's wait) and, once the
+    /// reader has parked, gets [`Popped::Read`]. A lone request then goes from the input to its
+    /// response on one thread, with no hand-off. The turn goes back to the reader thread as soon
+    /// as the worker takes a job, so that pings and cancellations are read while a call runs.
+    pub(crate) fn pop(&self, poll: Option<Duration>, take_turn: Option<&dyn Fn()>) -> Popped<J> {
         let mut st = lock(&self.state);
         loop {
             if let Some(job) = st.jobs.pop_front() {
                 st.running = Some(Arc::clone(job.flags()));
                 st.idle = false;
+                if st.worker_reads {
+                    // The parked reader (a waiter) is woken by the notify below.
+                    st.worker_reads = false;
+                    st.reader_parked = false;
+                }
                 let wake_pusher = st.pushers > 0 && st.jobs.len() <= self.low_water();
                 if wake_pusher {
                     drop(st);
@@ -142,11 +172,44 @@ impl<J: Queued> JobQueue<J> {
             if st.closed {
                 return Popped::Closed;
             }
+            if let Some(take_turn) = take_turn {
+                if !st.worker_reads && st.reader_waiting {
+                    st.worker_reads = true;
+                    take_turn();
+                }
+                if st.worker_reads && st.reader_parked {
+                    return Popped::Read;
+                }
+            }
             let (guard, timed_out) = self.wait(st, poll);
             st = guard;
             if timed_out && st.jobs.is_empty() && !st.closed {
                 return Popped::Idle;
             }
+        }
+    }
+
+    /// The reader thread's turn to read: waits (parked) while the worker reads. False once the
+    /// queue is closed.
+    pub(crate) fn reader_turn(&self) -> bool {
+        let mut st = lock(&self.state);
+        while st.worker_reads && !st.closed {
+            if !st.reader_parked {
+                st.reader_parked = true;
+                self.changed.notify_all();
+            }
+            st = self.wait(st, None).0;
+        }
+        !st.closed
+    }
+
+    /// The reader thread is about to wait for input (`true`), or has some (`false`). An idle
+    /// worker is told, so it can take the reading turn.
+    pub(crate) fn reader_waiting(&self, waiting: bool) {
+        let mut st = lock(&self.state);
+        st.reader_waiting = waiting;
+        if waiting && st.idle && st.jobs.is_empty() {
+            self.notify(st);
         }
     }
 

@@ -7,9 +7,9 @@ use crate::capture::ProtectedStdio;
 use crate::config::{ServeEnd, ServerConfig, ServerInfo, StopCheck};
 use crate::error::ServerError;
 use crate::registry::Registry;
-use crate::session::Session;
+use crate::session::{Handoff, Session};
 use crate::tool::{ToolHandler, ToolSpec};
-use crate::transport::{StdioTransport, Transport};
+use crate::transport::{StdioTransport, Transport, WakeableInput};
 
 /// An MCP server: tools plus identity and configuration.
 #[derive(Clone)]
@@ -79,18 +79,27 @@ impl Server {
     /// Serves `transport` until end of input (or a dead output channel). Tool calls run on the
     /// calling thread; a reader thread answers everything else at once.
     pub fn serve(&self, transport: Arc<dyn Transport>) -> ServeEnd {
+        self.run_session(transport, None)
+    }
+
+    fn run_session(&self, transport: Arc<dyn Transport>, handoff: Option<Handoff>) -> ServeEnd {
         let session = Session::new(
             self.info.clone(),
             self.config.clone(),
             self.registry.clone(),
             self.stop_check.clone(),
             transport,
+            handoff,
         );
         session.run()
     }
 
     /// Serves the process's stdin/stdout with the standard descriptors protected (fd 1 goes to
     /// the real stderr, fd 0 reads the null device) until end of input.
+    ///
+    /// While no call runs, the calling thread reads the next request itself (where the platform
+    /// lets another thread interrupt that wait: unix), so a lone request is read, run and
+    /// answered on one thread.
     ///
     /// # Errors
     /// The descriptors could not be protected.
@@ -105,8 +114,220 @@ impl Server {
         let mut server = self.clone();
         server.config.exit_on_hang = true;
         server.config.watch_parent = true;
-        let end = server.serve(transport);
+        let handoff = Handoff::new(Arc::clone(&transport) as Arc<dyn WakeableInput>);
+        let end = server.run_session(transport, handoff);
         drop(protected);
         Ok(end)
+    }
+}
+
+/// Serving over real descriptors with the worker reading while idle: every way a turn can pass
+/// between the worker and the reader thread keeps the protocol's promises.
+#[cfg(all(test, unix))]
+mod handoff_tests {
+    use std::fs::File;
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::tool::{FnTool, OutputMode, ToolOutput};
+
+    struct Client {
+        input: UnixStream,
+        output: BufReader<UnixStream>,
+        serving: thread::JoinHandle<ServeEnd>,
+    }
+
+    impl Client {
+        fn send(&mut self, frame: &Value) {
+            let mut line = serde_json::to_vec(frame).unwrap();
+            line.push(b'\n');
+            self.input.write_all(&line).unwrap();
+        }
+
+        fn recv(&mut self) -> Value {
+            let mut line = String::new();
+            assert!(
+                self.output.read_line(&mut line).unwrap() > 0,
+                "server closed"
+            );
+            serde_json::from_str(&line).unwrap()
+        }
+
+        fn call(&mut self, id: u64, tool: &str) -> Value {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": {}}})
+        }
+
+        fn close(self) -> ServeEnd {
+            drop(self.input);
+            self.serving.join().unwrap()
+        }
+    }
+
+    fn serve(stop: Option<StopCheck>) -> Client {
+        let mut server = Server::new(ServerInfo::new("t", "1"));
+        server.config_mut().output = OutputMode::Off;
+        if let Some(check) = stop {
+            server.set_stop_check(check);
+        }
+        let schema = json!({"type": "object"});
+        server
+            .add_tool(
+                ToolSpec::new("quick", schema.clone()),
+                Arc::new(FnTool(|_: Value, _: &crate::CallContext| {
+                    ToolOutput::text("done")
+                })),
+            )
+            .unwrap();
+        server
+            .add_tool(
+                ToolSpec::new("slow", schema),
+                Arc::new(FnTool(|_: Value, ctx: &crate::CallContext| {
+                    let until = Instant::now() + Duration::from_secs(5);
+                    while !ctx.is_cancelled() && Instant::now() < until {
+                        thread::sleep(Duration::from_millis(5));
+                    }
+                    ToolOutput::text("slept")
+                })),
+            )
+            .unwrap();
+        let (client_in, server_in) = UnixStream::pair().unwrap();
+        let (server_out, client_out) = UnixStream::pair().unwrap();
+        let transport = Arc::new(StdioTransport::new(
+            File::from(OwnedFd::from(server_in)),
+            File::from(OwnedFd::from(server_out)),
+            1 << 20,
+        ));
+        let handoff = Handoff::new(Arc::clone(&transport) as Arc<dyn WakeableInput>);
+        assert!(handoff.is_some(), "unix inputs can be handed off");
+        let serving = thread::spawn(move || server.run_session(transport, handoff));
+        let mut client = Client {
+            input: client_in,
+            output: BufReader::new(client_out),
+            serving,
+        };
+        client.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "c", "version": "1"}}}));
+        assert_eq!(client.recv()["id"], 0);
+        client
+    }
+
+    #[test]
+    fn lockstep_requests_are_each_answered_once_in_order() {
+        let mut client = serve(None);
+        for id in 1..=300 {
+            let frame = if id % 3 == 0 {
+                json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+            } else {
+                client.call(id, "quick")
+            };
+            client.send(&frame);
+            assert_eq!(client.recv()["id"], id);
+        }
+        assert_eq!(client.close(), ServeEnd::EndOfInput);
+    }
+
+    #[test]
+    fn pings_and_cancellation_are_read_while_a_call_runs() {
+        let mut client = serve(None);
+        let slow = client.call(1, "slow");
+        client.send(&slow);
+        thread::sleep(Duration::from_millis(50));
+        client.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+        assert_eq!(client.recv()["id"], 2, "ping answered before the slow call");
+        let started = Instant::now();
+        client.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 1}}),
+        );
+        let quick = client.call(3, "quick");
+        client.send(&quick);
+        assert_eq!(
+            client.recv()["id"],
+            3,
+            "the cancelled call is never answered"
+        );
+        assert!(started.elapsed() < Duration::from_secs(4));
+        assert_eq!(client.close(), ServeEnd::EndOfInput);
+    }
+
+    #[test]
+    fn a_pipelined_burst_is_answered_in_order() {
+        let mut client = serve(None);
+        let burst: Vec<u8> = (1..=3000)
+            .flat_map(|id| {
+                let mut line = serde_json::to_vec(&client.call(id, "quick")).unwrap();
+                line.push(b'\n');
+                line
+            })
+            .collect();
+        let mut writer = client.input.try_clone().unwrap();
+        let feeding = thread::spawn(move || writer.write_all(&burst).unwrap());
+        for id in 1..=3000 {
+            assert_eq!(client.recv()["id"], id);
+        }
+        feeding.join().unwrap();
+        assert_eq!(client.close(), ServeEnd::EndOfInput);
+    }
+
+    #[test]
+    fn end_of_input_while_the_worker_waits_for_a_request_ends_the_serve() {
+        let mut client = serve(None);
+        let quick = client.call(1, "quick");
+        client.send(&quick);
+        assert_eq!(client.recv()["id"], 1);
+        thread::sleep(Duration::from_millis(50));
+        let started = Instant::now();
+        assert_eq!(client.close(), ServeEnd::EndOfInput);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_stop_check_runs_while_the_worker_waits_for_a_request() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let check: StopCheck = {
+            let stop = Arc::clone(&stop);
+            Arc::new(move || stop.load(Ordering::SeqCst))
+        };
+        let mut client = serve(Some(check));
+        let quick = client.call(1, "quick");
+        client.send(&quick);
+        assert_eq!(client.recv()["id"], 1);
+        thread::sleep(Duration::from_millis(50));
+        stop.store(true, Ordering::SeqCst);
+        let started = Instant::now();
+        let serving = client.serving;
+        assert_eq!(serving.join().unwrap(), ServeEnd::Interrupted);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_closed_output_ends_the_serve_while_the_worker_waits_for_a_request() {
+        let mut client = serve(None);
+        let quick = client.call(1, "quick");
+        client.send(&quick);
+        assert_eq!(client.recv()["id"], 1);
+        let Client {
+            mut input,
+            output,
+            serving,
+        } = client;
+        drop(output);
+        // The next answer finds the output closed; the worker waiting for input must notice.
+        input
+            .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"ping\"}\n")
+            .unwrap();
+        let started = Instant::now();
+        assert_eq!(serving.join().unwrap(), ServeEnd::OutputClosed);
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 }

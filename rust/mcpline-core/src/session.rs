@@ -25,8 +25,9 @@ use crate::outbox::Outbox;
 use crate::protocol::{LogLevel, Revision};
 use crate::queue::{JobQueue, Popped, Queued};
 use crate::registry::{RegisteredTool, Registry};
+use crate::sys::Waker;
 use crate::tool::ToolOutput;
-use crate::transport::Transport;
+use crate::transport::{Awaited, Transport, WakeableInput};
 
 /// A tool call waiting for the worker.
 pub(crate) struct Job {
@@ -46,6 +47,28 @@ impl Queued for Job {
     }
 }
 
+/// An input that either thread can read (see [`JobQueue::pop`]), and the waker that interrupts
+/// the reader thread's wait when the worker takes the reading turn.
+pub(crate) struct Handoff {
+    input: Arc<dyn WakeableInput>,
+    waker: Waker,
+}
+
+impl Handoff {
+    /// A hand-off for `input`, if this platform can interrupt a wait on it.
+    pub(crate) fn new(input: Arc<dyn WakeableInput>) -> Option<Self> {
+        match Waker::new() {
+            Ok(waker) => Some(Self { input, waker }),
+            Err(e) => {
+                if e.kind() != std::io::ErrorKind::Unsupported {
+                    log_line(&format!("reading stays on the reader thread: {e}"));
+                }
+                None
+            }
+        }
+    }
+}
+
 /// The state of one connection.
 pub(crate) struct Session {
     pub(crate) info: ServerInfo,
@@ -56,6 +79,7 @@ pub(crate) struct Session {
     pub(crate) outbox: Arc<Outbox>,
     stop_check: Option<StopCheck>,
     transport: Arc<dyn Transport>,
+    handoff: Option<Arc<Handoff>>,
 }
 
 impl Session {
@@ -65,11 +89,20 @@ impl Session {
         registry: Registry,
         stop_check: Option<StopCheck>,
         transport: Arc<dyn Transport>,
+        handoff: Option<Handoff>,
     ) -> Arc<Self> {
         let queue = Arc::new(JobQueue::new(config.queue_capacity));
+        let handoff = handoff.map(Arc::new);
         let on_closed = {
             let queue = Arc::clone(&queue);
-            Box::new(move || queue.abandon_quietly(ServeEnd::OutputClosed))
+            let handoff = handoff.clone();
+            Box::new(move || {
+                queue.abandon_quietly(ServeEnd::OutputClosed);
+                // A worker waiting on the input must notice that the serve is over.
+                if let Some(h) = &handoff {
+                    h.waker.wake();
+                }
+            })
         };
         let outbox = Arc::new(Outbox::new(Arc::clone(&transport), on_closed));
         Arc::new(Self {
@@ -81,6 +114,7 @@ impl Session {
             outbox,
             stop_check,
             transport,
+            handoff,
         })
     }
 
@@ -101,6 +135,8 @@ impl Session {
             return ServeEnd::ReadFailed;
         }
 
+        let poll = self.stop_check.is_some().then_some(STOP_POLL);
+        let take_turn = self.handoff.as_ref().map(|h| move || h.waker.wake());
         loop {
             // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
             // written there while the worker waits.
@@ -109,9 +145,15 @@ impl Session {
             }
             let job = match self
                 .queue
-                .pop(self.stop_check.is_some().then_some(STOP_POLL))
+                .pop(poll, take_turn.as_ref().map(|f| f as &dyn Fn()))
             {
                 Popped::Job(job) => job,
+                Popped::Read => {
+                    if self.read_as_worker(poll) {
+                        break;
+                    }
+                    continue;
+                }
                 Popped::Closed => break,
                 Popped::Idle => {
                     if self.stop_requested() {
@@ -130,6 +172,25 @@ impl Session {
         }
         let _ = capture::settle();
         self.queue.end().unwrap_or(ServeEnd::EndOfInput)
+    }
+
+    /// The worker holds the reading turn: reads and handles one frame (a tool call it reads is
+    /// queued, and the next `pop` runs it on this thread). True when the serve must stop.
+    fn read_as_worker(&self, poll: Option<std::time::Duration>) -> bool {
+        let Some(handoff) = &self.handoff else {
+            return false;
+        };
+        match handoff.input.read_line_or_wake(&handoff.waker, poll) {
+            Ok(Awaited::Frame(Some(frame))) => self.handle_inbound(frame),
+            Ok(Awaited::Frame(None)) => self.input_ended(ServeEnd::EndOfInput),
+            Ok(Awaited::Woken) => {}
+            Ok(Awaited::TimedOut) => return self.stop_requested(),
+            Err(e) => {
+                log_line(&e.to_string());
+                self.input_ended(ServeEnd::ReadFailed);
+            }
+        }
+        false
     }
 
     /// Runs the stop check; when it fires, stops taking work and answers what is queued.
@@ -160,18 +221,25 @@ impl Session {
             if self.outbox.is_closed() {
                 break ServeEnd::OutputClosed;
             }
-            match self.transport.read_line() {
-                Ok(Some(Inbound::Line(bytes))) => self.handle_line(&bytes),
-                Ok(Some(Inbound::Oversized { len, head })) => {
-                    let id = sniff_id(&head);
-                    let msg = format!(
-                        "Invalid Request: a frame of {len} bytes exceeds the {} byte line limit \
-                         (raise max_line_bytes or send less)",
-                        self.config.max_line_bytes
-                    );
-                    self.outbox
-                        .write(&RequestError::invalid_request(msg).into_frame(id.as_ref()));
+            let read = match &self.handoff {
+                Some(handoff) => {
+                    if !self.queue.reader_turn() {
+                        // The worker read the end of the input (or the serve stopped).
+                        return;
+                    }
+                    self.queue.reader_waiting(true);
+                    let read = handoff.input.read_line_or_wake(&handoff.waker, None);
+                    self.queue.reader_waiting(false);
+                    match read {
+                        Ok(Awaited::Frame(frame)) => Ok(frame),
+                        Ok(Awaited::Woken | Awaited::TimedOut) => continue,
+                        Err(e) => Err(e),
+                    }
                 }
+                None => self.transport.read_line(),
+            };
+            match read {
+                Ok(Some(frame)) => self.handle_inbound(frame),
                 Ok(None) => break ServeEnd::EndOfInput,
                 Err(e) => {
                     log_line(&e.to_string());
@@ -179,6 +247,29 @@ impl Session {
                 }
             }
         };
+        self.input_ended(end);
+    }
+
+    /// One frame from the input, whichever thread read it.
+    fn handle_inbound(&self, frame: Inbound) {
+        match frame {
+            Inbound::Line(bytes) => self.handle_line(&bytes),
+            Inbound::Oversized { len, head } => {
+                let id = sniff_id(&head);
+                let msg = format!(
+                    "Invalid Request: a frame of {len} bytes exceeds the {} byte line limit \
+                     (raise max_line_bytes or send less)",
+                    self.config.max_line_bytes
+                );
+                self.outbox
+                    .write(&RequestError::invalid_request(msg).into_frame(id.as_ref()));
+            }
+        }
+    }
+
+    /// Nothing more will be read: no more jobs come, and after end of input the grace period
+    /// runs.
+    fn input_ended(&self, end: ServeEnd) {
         self.queue.set_end(end);
         self.queue.close();
         if end == ServeEnd::EndOfInput {

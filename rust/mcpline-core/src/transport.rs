@@ -12,6 +12,9 @@ use std::time::Duration;
 use crate::error::TransportError;
 use crate::framing::{Inbound, LineReader};
 use crate::sync::lock;
+use crate::sys::Waker;
+#[cfg(unix)]
+use crate::sys::{Ready, wait_readable};
 
 /// Moves frames in and out. `read_line` is called from one reader thread only; `write_line` may
 /// be called from any thread and must write each frame whole (one write per message).
@@ -60,6 +63,75 @@ impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
         let mut w = lock(&self.writer);
         w.write_all(&framed).map_err(TransportError::from_write)?;
         w.flush().map_err(TransportError::from_write)
+    }
+}
+
+/// What [`WakeableInput::read_line_or_wake`] found.
+#[derive(Debug)]
+#[cfg_attr(
+    not(unix),
+    allow(dead_code, reason = "only unix inputs can be woken or time out")
+)]
+pub(crate) enum Awaited {
+    /// A frame, or `None` at end of input.
+    Frame(Option<Inbound>),
+    /// The waker was woken before a frame was readable.
+    Woken,
+    /// The timeout passed (or a signal arrived) before a frame was readable.
+    TimedOut,
+}
+
+/// An input whose wait for the next frame another thread can interrupt: what lets the worker read
+/// requests itself while idle and hand the reading back when a call starts.
+pub(crate) trait WakeableInput: Send + Sync {
+    /// The next frame, unless `waker` is woken or `timeout` passes before one is readable.
+    fn read_line_or_wake(
+        &self,
+        waker: &Waker,
+        timeout: Option<Duration>,
+    ) -> Result<Awaited, TransportError>;
+}
+
+#[cfg(unix)]
+impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
+    fn read_line_or_wake(
+        &self,
+        waker: &Waker,
+        timeout: Option<Duration>,
+    ) -> Result<Awaited, TransportError> {
+        use std::os::fd::AsFd as _;
+        let mut reader = lock(&self.reader);
+        loop {
+            if reader.ready() {
+                return reader
+                    .next_frame()
+                    .map(Awaited::Frame)
+                    .map_err(TransportError::Read);
+            }
+            match wait_readable(reader.get_ref().as_fd(), waker, timeout)
+                .map_err(TransportError::Read)?
+            {
+                Ready::Input => reader.fill_once().map_err(TransportError::Read)?,
+                Ready::Woken => {
+                    waker.drain();
+                    return Ok(Awaited::Woken);
+                }
+                Ready::TimedOut => return Ok(Awaited::TimedOut),
+            }
+        }
+    }
+}
+
+/// Where a wait cannot be interrupted (no [`Waker`] is ever made there, so this is not called by
+/// the server): a plain blocking read.
+#[cfg(not(unix))]
+impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
+    fn read_line_or_wake(
+        &self,
+        _waker: &Waker,
+        _timeout: Option<Duration>,
+    ) -> Result<Awaited, TransportError> {
+        self.read_line().map(Awaited::Frame)
     }
 }
 

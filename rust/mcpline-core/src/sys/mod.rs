@@ -3,6 +3,8 @@
 //!
 //! - `unix` / `windows`: the descriptor operations of the capture cell (`dup`, `dup2`, flushing
 //!   the C runtime's buffers, private copies of the protocol streams).
+//! - `wait_unix`: waiting for input that another thread can interrupt (`poll` and a self-pipe),
+//!   so the worker can read requests itself while it has nothing to run.
 //! - `parent_windows`: a handle to the parent process for the parent-death watch (unix needs no
 //!   shim: `std::os::unix::process::parent_id` is safe).
 
@@ -10,6 +12,15 @@
 mod unix;
 #[cfg(unix)]
 pub(crate) use unix::*;
+
+#[cfg(unix)]
+mod wait_unix;
+#[cfg(unix)]
+pub(crate) use wait_unix::{Ready, Waker, wait_readable};
+#[cfg(not(unix))]
+mod wait_other;
+#[cfg(not(unix))]
+pub(crate) use wait_other::Waker;
 
 #[cfg(windows)]
 mod windows;

@@ -1,0 +1,121 @@
+//! Waiting for input that another thread can interrupt: a self-pipe [`Waker`] and
+//! [`wait_readable`] (`poll` on the input and the waker together).
+#![allow(unsafe_code)]
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// A self-pipe: [`Waker::wake`] makes a [`wait_readable`] on it return [`Ready::Woken`].
+#[derive(Debug)]
+pub(crate) struct Waker {
+    read: OwnedFd,
+    write: OwnedFd,
+}
+
+/// Why [`wait_readable`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ready {
+    /// The input has bytes (or its end) to read.
+    Input,
+    /// The waker was woken (checked first: a woken waiter yields even if input is ready).
+    Woken,
+    /// The timeout passed, or a signal interrupted the wait.
+    TimedOut,
+}
+
+/// Sets `O_NONBLOCK` and `FD_CLOEXEC` on a descriptor we own.
+fn nonblocking_cloexec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: F_GETFL/F_SETFL and F_SETFD read and set flags of `fd`, a descriptor the caller
+    // owns; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0
+            || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0
+            || libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) < 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+impl Waker {
+    /// A fresh self-pipe (both ends non-blocking and close-on-exec).
+    pub(crate) fn new() -> io::Result<Self> {
+        let mut fds = [0 as RawFd; 2];
+        // SAFETY: `pipe` writes two descriptors into the two-element array it is given.
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors were just created by `pipe` and nothing else owns them.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        nonblocking_cloexec(read.as_raw_fd())?;
+        nonblocking_cloexec(write.as_raw_fd())?;
+        Ok(Self { read, write })
+    }
+
+    /// Wakes the current (or the next) waiter. Never blocks: a full pipe is awake already.
+    pub(crate) fn wake(&self) {
+        // SAFETY: writes one byte from a live one-byte buffer to a descriptor we own.
+        let _ = unsafe { libc::write(self.write.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
+    }
+
+    /// Consumes pending wake-ups.
+    pub(crate) fn drain(&self) {
+        let mut buf = [0u8; 64];
+        loop {
+            // SAFETY: reads at most `buf.len()` bytes into a live buffer of that size from a
+            // non-blocking descriptor we own.
+            let n =
+                unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if usize::try_from(n).map_or(true, |n| n < buf.len()) {
+                return;
+            }
+        }
+    }
+}
+
+/// Waits until `input` is readable, `waker` is woken, or `timeout` passes (forever when `None`).
+///
+/// # Errors
+/// `poll` failed for a reason other than a signal.
+pub(crate) fn wait_readable(
+    input: BorrowedFd<'_>,
+    waker: &Waker,
+    timeout: Option<Duration>,
+) -> io::Result<Ready> {
+    let mut fds = [
+        libc::pollfd {
+            fd: waker.read.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: input.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let millis = timeout.map_or(-1, |d| {
+        libc::c_int::try_from(d.as_millis().max(1)).unwrap_or(libc::c_int::MAX)
+    });
+    // SAFETY: `fds` is a live array of two initialised pollfd structs and its length is passed.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
+    if n < 0 {
+        let error = io::Error::last_os_error();
+        return if error.kind() == io::ErrorKind::Interrupted {
+            Ok(Ready::TimedOut)
+        } else {
+            Err(error)
+        };
+    }
+    if fds[0].revents != 0 {
+        Ok(Ready::Woken)
+    } else if fds[1].revents != 0 {
+        // POLLIN, POLLHUP (end of input) or POLLERR: a read will not block and will tell.
+        Ok(Ready::Input)
+    } else {
+        Ok(Ready::TimedOut)
+    }
+}
