@@ -28,7 +28,6 @@
 mod capture;
 mod config;
 mod context;
-mod dispatch;
 mod error;
 mod flags;
 mod framing;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::{Job, Session};
 use crate::flags::CallFlags;
 use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame};
 use crate::log::log_line;
@@ -13,7 +14,6 @@ use crate::outbox::{Batch, Route};
 use crate::protocol::{
     Feature, LogLevel, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Revision,
 };
-use crate::session::{Job, Session};
 
 /// What handling one request produced.
 enum Reply {

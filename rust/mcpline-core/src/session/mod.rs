@@ -1,8 +1,10 @@
 //! One connection's life: the reader thread, the worker loop that runs tool calls in arrival
 //! order, end of input with its grace period, and the parent-death watch.
 //!
-//! What each inbound frame means is [`crate::dispatch`]'s job; what each quick method answers
+//! What each inbound frame means is [`dispatch`]'s job; what each quick method answers
 //! is [`crate::methods`]'; running a call is [`crate::invoke`]'s; sending is [`Outbox`]'s.
+
+mod dispatch;
 
 use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
