@@ -10,25 +10,25 @@ use crate::sys::CrtUnavailable;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CaptureError {
-    /// [`Capture::begin`] while another capture is active.
+    /// [`Capture::begin`](super::Capture::begin) while another capture is active.
     #[error(
         "capture refused: a capture is already active (captures must not nest or run \
          concurrently); finish or drop the active capture first"
     )]
     AlreadyActive,
-    /// [`ProtectedStdio::install`] while a `ProtectedStdio` is alive.
+    /// [`ProtectedStdio::install`](super::ProtectedStdio::install) while a `ProtectedStdio` is alive.
     #[error(
         "stdio protection refused: the protocol streams are already protected (install \
          ProtectedStdio once; dropping it restores fds 0 and 1)"
     )]
     AlreadyProtected,
-    /// [`ProtectedStdio::install`] while a capture is active.
+    /// [`ProtectedStdio::install`](super::ProtectedStdio::install) while a capture is active.
     #[error(
         "stdio protection refused: a capture is active (install ProtectedStdio before the first \
          capture begins, not inside one)"
     )]
     CaptureActive,
-    /// [`ProtectedStdio::install`] found fd 1 closed: there is no protocol output.
+    /// [`ProtectedStdio::install`](super::ProtectedStdio::install) found fd 1 closed: there is no protocol output.
     #[error(
         "cannot protect stdio: fd 1 (the protocol output) is closed; start the server with its \
          standard output connected to the client"
