@@ -4,7 +4,9 @@ mod capture;
 mod context;
 mod convert;
 mod errors;
+mod interrupt;
 mod server;
+mod streams;
 mod tool;
 
 use pyo3::prelude::*;

@@ -1,11 +1,11 @@
 //! `mcpline._core.Server`: registration, configuration and serving.
 
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpline_core::{
-    MemoryClient, OutputMode, ServeEnd, Server, ServerInfo, ToolHints, ToolSpec, memory_pair,
+    MemoryClient, OutputMode, ServeEnd, Server, ServerInfo, ToolHints, ToolSpec, lock, memory_pair,
     memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
@@ -14,29 +14,8 @@ use pyo3::types::{PyBytes, PyString};
 
 use crate::convert::{Kinds, py_to_json};
 use crate::errors::setup_error;
+use crate::interrupt::Interrupt;
 use crate::tool::PyTool;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A pending exception (a signal or KeyboardInterrupt) that stops the server; re-raised by `run`.
-#[derive(Default)]
-pub(crate) struct Interrupt(Mutex<Option<PyErr>>);
-
-impl Interrupt {
-    pub(crate) fn set(&self, err: PyErr) {
-        lock(&self.0).get_or_insert(err);
-    }
-
-    fn is_set(&self) -> bool {
-        lock(&self.0).is_some()
-    }
-
-    fn take(&self) -> Option<PyErr> {
-        lock(&self.0).take()
-    }
-}
 
 fn end_name(end: ServeEnd) -> &'static str {
     match end {

@@ -4,15 +4,14 @@ use std::sync::Arc;
 
 use mcpline_core::{CallContext, ToolHandler, ToolOutput};
 use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit};
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyModule, PyString};
+use pyo3::types::PyString;
 use serde_json::Value;
 
 use crate::context::PyContext;
 use crate::convert::{Kinds, arguments_to_kwargs, to_output};
-use crate::server::Interrupt;
+use crate::interrupt::Interrupt;
+use crate::streams::flush_python_streams;
 
 pub(crate) struct PyTool {
     pub(crate) func: Py<PyAny>,
@@ -92,35 +91,5 @@ impl ToolHandler for PyTool {
 
     fn flush_output(&self) {
         Python::attach(flush_python_streams);
-    }
-}
-
-/// Flushes `sys.stdout`, `sys.stderr` and, when replaced, the interpreter's original streams
-/// (any may be `None` or broken; errors are ignored).
-///
-/// Runs twice per captured call, so the `sys` module is looked up once per process and the
-/// attribute names are interned (an import statement per call cost more than the tool).
-pub(crate) fn flush_python_streams(py: Python<'_>) {
-    static SYS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    let Ok(sys) = SYS.get_or_try_init(py, || py.import("sys").map(Bound::unbind)) else {
-        return;
-    };
-    let sys = sys.bind(py);
-    let flush = intern!(py, "flush");
-    let pairs = [
-        (intern!(py, "stdout"), intern!(py, "__stdout__")),
-        (intern!(py, "stderr"), intern!(py, "__stderr__")),
-    ];
-    for (name, original) in pairs {
-        let current = sys.getattr(name).ok();
-        if let Some(stream) = current.as_ref().filter(|s| !s.is_none()) {
-            let _ = stream.call_method0(flush);
-        }
-        if let Ok(orig) = sys.getattr(original) {
-            let same = current.as_ref().is_some_and(|c| c.is(&orig));
-            if !same && !orig.is_none() {
-                let _ = orig.call_method0(flush);
-            }
-        }
     }
 }
