@@ -15,65 +15,31 @@ with ``model_dump``), so it is only ever used when the tool author already impor
 
 from __future__ import annotations
 
-import importlib
 import math
 import sys
 import types
 
-from mcpline._results import Audio, Image, ToolResult, _Value
+from mcpline._results import Audio, Image, ToolResult
+from mcpline._startup import (
+    TYPE_CHECKING,
+    Value,
+    abc,
+    dataclasses,
+    inspect,
+    loaded,
+    re,
+    typing,
+)
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import dataclasses
-    import enum
-    import inspect
-    import re
-    import typing
-    from collections import abc
     from collections.abc import Callable
     from typing import Any
 
     Schema = dict[str, Any]
 
 
-class _Lazy:
-    """A standard module imported on first use.
-
-    Describing a tool whose parameters are plain classes (``int``, ``str``, ...) touches none
-    of these, and together they cost more than the rest of the server's start-up. Where a
-    module is needed only to recognise a value, ``_loaded`` is used instead: nothing can be an
-    instance of a class from a module that nobody imported.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
-
-
-if not TYPE_CHECKING:
-    dataclasses = _Lazy("dataclasses")
-    enum = _Lazy("enum")
-    inspect = _Lazy("inspect")
-    re = _Lazy("re")
-    typing = _Lazy("typing")
-    abc = _Lazy("collections.abc")
-
-
-class _Absent:
-    """What ``_loaded`` returns for a module not imported: no value is an instance of it."""
-
-
-def _loaded(module: str, name: str) -> Any:
-    """``module.name`` if ``module`` is already imported, else ``_Absent``."""
-    return getattr(sys.modules.get(module), name, _Absent)
-
-
 __all__ = ["ToolShape", "describe", "is_plain_json", "to_jsonable"]
 
-# Regular expressions are kept as strings (compiled and cached by `re` on first use) so that
-# importing this module stays cheap.
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NONE_TYPE = type(None)
 _CO_VARARGS = 0x04  # code flags (the `inspect` constants of the same names)
@@ -95,11 +61,11 @@ _EMPTY: Any = _Empty
 
 
 def _union_origins() -> tuple[Any, ...]:
-    return (_loaded("typing", "Union"), types.UnionType)
+    return (loaded("typing", "Union"), types.UnionType)
 
 
 def _never_forms() -> tuple[Any, ...]:
-    return (_loaded("typing", "NoReturn"), _loaded("typing", "Never"))
+    return (loaded("typing", "NoReturn"), loaded("typing", "Never"))
 
 
 _ORIGINS = {
@@ -114,7 +80,7 @@ def _origins(kind: str) -> tuple[Any, ...]:
     classes once that module was imported (an annotation such as `Sequence[int]` cannot exist
     before)."""
     builtins, abstract = _ORIGINS[kind]
-    return (*builtins, *(_loaded("collections.abc", name) for name in abstract))
+    return (*builtins, *(loaded("collections.abc", name) for name in abstract))
 
 
 def _is_plain_class(tp: Any) -> bool:
@@ -155,7 +121,7 @@ def _holds_no_strings(tp: Any) -> bool:
 _CONTENT_TYPES: tuple[type, ...] = (bytes, bytearray, memoryview, Image, Audio, ToolResult)
 
 
-class ToolShape(_Value):
+class ToolShape(Value):
     """Everything the server needs to list and call one tool.
 
     ``input_schema`` and ``output_schema`` are built afresh by each ``describe`` call;
@@ -386,7 +352,7 @@ class _Callable:
 
     def __init__(self, fn: Any) -> None:
         inner: Any = fn
-        while isinstance(inner, _loaded("functools", "partial")):
+        while isinstance(inner, loaded("functools", "partial")):
             inner = inner.func
         if isinstance(inner, type):
             self.name = inner.__name__
@@ -541,7 +507,7 @@ def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
         return False
     if _is_plain_class(annotation):
         return issubclass(annotation, context_types)
-    if _origin(annotation) is _loaded("typing", "Annotated"):
+    if _origin(annotation) is loaded("typing", "Annotated"):
         annotation = _args(annotation)[0]
     if _origin(annotation) in _union_origins():
         members = [a for a in _args(annotation) if a is not _NONE_TYPE]
@@ -552,7 +518,7 @@ def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
 
 
 def _annotated_description(annotation: Any) -> str | None:
-    if _origin(annotation) is not _loaded("typing", "Annotated"):
+    if _origin(annotation) is not loaded("typing", "Annotated"):
         return None
     for meta in annotation.__metadata__:
         if isinstance(meta, str):
@@ -608,15 +574,15 @@ def _output_schema(
 def _has_no_output_schema(annotation: Any) -> bool:
     """``str``, ``None``, binary/media/ToolResult, ``Any`` (or unions of only those)."""
     origin = _origin(annotation)
-    if origin is _loaded("typing", "Annotated"):
+    if origin is loaded("typing", "Annotated"):
         return _has_no_output_schema(_args(annotation)[0])
     if origin in _union_origins():
         return all(_has_no_output_schema(a) for a in _args(annotation))
     if annotation is None or annotation is _NONE_TYPE or annotation is str:
         return True
-    if annotation is object or annotation is _loaded("typing", "Any"):
+    if annotation is object or annotation is loaded("typing", "Any"):
         return True
-    if annotation is _loaded("typing", "LiteralString") or annotation in _never_forms():
+    if annotation is loaded("typing", "LiteralString") or annotation in _never_forms():
         return True
     return isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES)
 
@@ -757,14 +723,14 @@ class _Builder:
         self._used_names: set[str] = set()
 
     def schema(self, tp: Any) -> Schema:
-        if tp is _EMPTY or tp is object or tp is _loaded("typing", "Any"):
+        if tp is _EMPTY or tp is object or tp is loaded("typing", "Any"):
             return {}
         if tp is None or tp is _NONE_TYPE:
             return {"type": "null"}
         if _is_plain_class(tp):
             primitive = _PRIMITIVES.get(tp)
             return {"type": primitive} if primitive is not None else self._class(tp)
-        if tp is _loaded("typing", "LiteralString"):
+        if tp is loaded("typing", "LiteralString"):
             return {"type": "string"}
         origin = _origin(tp)
         if origin is not None:
@@ -786,14 +752,14 @@ class _Builder:
 
     def _generic(self, tp: Any, origin: Any) -> Schema:
         args = _args(tp)
-        if origin is _loaded("typing", "Annotated"):
+        if origin is loaded("typing", "Annotated"):
             schema = self.schema(args[0])
             text = _annotated_description(tp)
             return {**schema, "description": text} if text else schema
         if origin in _union_origins():
             return self._union(args)
-        if origin is _loaded("typing", "Literal"):
-            enum_class = _loaded("enum", "Enum")
+        if origin is loaded("typing", "Literal"):
+            enum_class = loaded("enum", "Enum")
             return _enum_schema([a.value if isinstance(a, enum_class) else a for a in args])
         if origin in _origins("array"):
             return self._array(args)
@@ -860,7 +826,7 @@ class _Builder:
     # -- classes ---------------------------------------------------------------------------
 
     def _class(self, tp: type) -> Schema:
-        if issubclass(tp, _loaded("enum", "Enum")):
+        if issubclass(tp, loaded("enum", "Enum")):
             members: Any = tp
             try:
                 return _enum_schema([member.value for member in members])
@@ -1255,7 +1221,7 @@ def _mapping_to_json(mapping: Any) -> dict[str, Any]:
 
 
 def _key_to_json(key: Any) -> str:
-    if isinstance(key, _loaded("enum", "Enum")) and isinstance(key.value, str):
+    if isinstance(key, loaded("enum", "Enum")) and isinstance(key.value, str):
         return str.__str__(key.value)
     if isinstance(key, str):
         return str.__str__(key)
@@ -1278,7 +1244,7 @@ def _dataclass_field_names(cls: type) -> tuple[str, ...]:
 
 
 def _other_to_json(value: Any, kind: type) -> Any:
-    if isinstance(value, _loaded("enum", "Enum")):
+    if isinstance(value, loaded("enum", "Enum")):
         return _jsonable(value.value)
     if hasattr(kind, "__dataclass_fields__") and not isinstance(value, type):
         out: dict[str, Any] = {}

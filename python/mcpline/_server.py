@@ -6,10 +6,8 @@ import sys
 
 from mcpline import _core
 from mcpline._schema import describe, is_plain_json
+from mcpline._startup import TYPE_CHECKING, signal
 
-# `typing`, `collections.abc`, `signal` and `threading` are left out at run time: together they
-# cost more start-up time than the rest of the server.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal, TypeVar, overload
@@ -207,13 +205,9 @@ class Server:
         While serving, stdout is reserved for the protocol: ``print()`` and child processes
         write to stderr instead, and stdin reads as empty.
         """
-        # `signal` without its enum wrappers: `import signal` imports enum, functools and
-        # collections, several milliseconds of start-up.
-        import _signal  # type: ignore[import-not-found]
-
         previous = None
         try:
-            previous = _signal.signal(_signal.SIGTERM, _raise_interrupt)
+            previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
         try:
@@ -222,7 +216,7 @@ class Server:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
             if previous is not None:
-                _signal.signal(_signal.SIGTERM, previous)
+                signal.signal(signal.SIGTERM, previous)
             if self._runner is not None:
                 self._runner.close()
 
