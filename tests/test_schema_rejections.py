@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcpline._schema import describe
+from mcpline._tool import describe
 
 
 class Opaque:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 
 from mcpline import _core
-from mcpline._schema import describe, is_plain_json
+from mcpline._introspect import is_plain_json
 from mcpline._startup import TYPE_CHECKING, signal
+from mcpline._tool import describe
 
 if TYPE_CHECKING:
     from collections.abc import Callable

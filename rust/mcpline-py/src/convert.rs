@@ -54,14 +54,14 @@ pub(crate) struct Kinds {
 impl Kinds {
     pub(crate) fn load(py: Python<'_>) -> PyResult<Self> {
         let results = py.import("mcpline._results")?;
-        let schema = py.import("mcpline._schema")?;
+        let jsonvalue = py.import("mcpline._jsonvalue")?;
         Ok(Self {
             tool_result: results.getattr("ToolResult")?.unbind(),
             image: results.getattr("Image")?.unbind(),
             audio: results.getattr("Audio")?.unbind(),
             tool_error: results.getattr("ToolError")?.unbind(),
             cancelled: results.getattr("Cancelled")?.unbind(),
-            to_jsonable: schema.getattr("to_jsonable")?.unbind(),
+            to_jsonable: jsonvalue.getattr("to_jsonable")?.unbind(),
         })
     }
 }
