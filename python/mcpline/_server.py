@@ -6,15 +6,17 @@ import sys
 
 from mcpline import _core
 from mcpline._introspect import is_plain_json
+from mcpline._results import SetupError
 from mcpline._startup import TYPE_CHECKING, signal
-from mcpline._tool import describe
+from mcpline._tool import ToolOptions, describe
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, Literal, TypeVar, overload
+    from typing import Any, TypeVar, overload
+
+    from mcpline._tool import OutputMode
 
     F = TypeVar("F", bound=Callable[..., Any])
-    OutputMode = Literal["error", "result", "off"]
 
 
 class Server:
@@ -126,40 +128,33 @@ class Server:
             )
 
         def register(func: F) -> F:
-            self._register(
-                func,
+            options = ToolOptions(
                 name=name,
                 title=title,
                 description=description,
-                hints=(read_only, destructive, idempotent, open_world),
+                read_only=read_only,
+                destructive=destructive,
+                idempotent=idempotent,
+                open_world=open_world,
                 strict=self.strict if strict is None else strict,
                 output=output,
                 timeout=timeout,
             )
+            self._register(func, options)
             return func
 
         return register(fn) if fn is not None else register
 
-    def _register(
-        self,
-        func: Callable[..., Any],
-        *,
-        name: str | None,
-        title: str | None,
-        description: str | None,
-        hints: tuple[bool | None, bool | None, bool | None, bool | None],
-        strict: bool,
-        output: OutputMode | None,
-        timeout: float | None,
-    ) -> None:
-        from mcpline._results import SetupError
-
+    def _register(self, func: Callable[..., Any], options: ToolOptions) -> None:
         try:
             shape = describe(
-                func, name=name, description=description, context_types=(_core.Context,)
+                func,
+                name=options.name,
+                description=options.description,
+                context_types=(_core.Context,),
             )
         except (TypeError, ValueError) as e:
-            label = name or getattr(func, "__name__", repr(func))
+            label = options.name or getattr(func, "__name__", repr(func))
             raise SetupError(f"cannot register tool {label!r}: {e}") from e
         call = func
         rich = {p: t for p, t in shape.param_types.items() if not is_plain_json(t)}
@@ -175,25 +170,7 @@ class Server:
 
                 self._runner = AsyncRunner()
             runner = self._runner
-        read_only, destructive, idempotent, open_world = hints
-        self._core.add_tool(
-            shape.name,
-            call,
-            shape.input_schema,
-            description=shape.description,
-            title=title,
-            output_schema=shape.output_schema,
-            wraps_output=shape.wraps_output,
-            context_param=shape.context_param,
-            runner=runner,
-            read_only=read_only,
-            destructive=destructive,
-            idempotent=idempotent,
-            open_world=open_world,
-            strict=strict,
-            output=output,
-            timeout=timeout,
-        )
+        self._core.add_tool(call, shape, options, runner)
 
     @property
     def tool_names(self) -> list[str]:

@@ -1,8 +1,10 @@
-"""One tool as the binding receives it: its shape, read from the callable.
+"""One tool as the binding receives it: its shape, read from the callable, and its options.
 
 ``describe(fn)`` reads the signature, the type hints and the docstring of ``fn`` once, at
 registration, and returns a ``ToolShape``: the tool's name, its description, the JSON Schemas
-of its arguments and result, and what the server needs to call it.
+of its arguments and result, and what the server needs to call it. ``ToolOptions`` holds what
+the author chose in ``@server.tool(...)``. The binding reads both by attribute
+(``mcpline._core.Server.add_tool``).
 """
 
 from __future__ import annotations
@@ -27,11 +29,68 @@ from mcpline._startup import TYPE_CHECKING, Value, loaded
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
 
-__all__ = ["ToolShape", "describe"]
+    OutputMode = Literal["error", "result", "off"]
+
+__all__ = ["ToolOptions", "ToolShape", "describe"]
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+class ToolOptions(Value):
+    """The options of ``@server.tool(...)``, one field per keyword (see ``Server.tool``);
+    ``strict`` is already resolved against the server's default."""
+
+    __slots__ = (
+        "description",
+        "destructive",
+        "idempotent",
+        "name",
+        "open_world",
+        "output",
+        "read_only",
+        "strict",
+        "timeout",
+        "title",
+    )
+    name: str | None
+    title: str | None
+    description: str | None
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+    strict: bool
+    output: OutputMode | None
+    timeout: float | None
+
+    def __init__(
+        self,
+        *,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        read_only: bool | None,
+        destructive: bool | None,
+        idempotent: bool | None,
+        open_world: bool | None,
+        strict: bool,
+        output: OutputMode | None,
+        timeout: float | None,
+    ) -> None:
+        self._init(
+            name=name,
+            title=title,
+            description=description,
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            open_world=open_world,
+            strict=strict,
+            output=output,
+            timeout=timeout,
+        )
 
 
 class ToolShape(Value):
