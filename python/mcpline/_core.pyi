@@ -13,10 +13,13 @@ __all__ = [
     "MemorySession",
     "Server",
     "__version__",
+    "is_valid_tool_name",
 ]
 
 __version__: str
 SUPPORTED_PROTOCOL_VERSIONS: list[str]
+
+def is_valid_tool_name(name: str) -> bool: ...
 
 @final
 class Context:

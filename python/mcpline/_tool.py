@@ -9,6 +9,7 @@ the author chose in ``@server.tool(...)``. The binding reads both by attribute
 
 from __future__ import annotations
 
+from mcpline import _core
 from mcpline._docstrings import parse_docstring
 from mcpline._introspect import (
     EMPTY,
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
     OutputMode = Literal["error", "result", "off"]
 
 __all__ = ["ToolOptions", "ToolShape", "describe"]
-
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 class ToolOptions(Value):
@@ -170,11 +169,7 @@ def describe(
     """
     info = CallableInfo(fn)
     tool_name = info.name if name is None else name
-    if (
-        not isinstance(tool_name, str)
-        or not 1 <= len(tool_name) <= 64
-        or not _NAME_CHARS.issuperset(tool_name)
-    ):
+    if not isinstance(tool_name, str) or not _core.is_valid_tool_name(tool_name):
         raise ValueError(
             f"invalid tool name {tool_name!r}: a tool name must be 1 to 64 characters, each a "
             "letter (A-Z, a-z), a digit, '_', '.' or '-'"

@@ -25,6 +25,8 @@ mod _core {
     use crate::context::PyContext;
     #[pymodule_export]
     use crate::server::{MemorySession, PyServer};
+    #[pymodule_export]
+    use crate::tool::is_valid_tool_name;
 
     use super::{Bound, PyModule, PyModuleMethods, PyResult};
 

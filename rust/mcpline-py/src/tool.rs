@@ -13,6 +13,12 @@ use crate::convert::{Kinds, arguments_to_kwargs, parse_output, py_to_json, secon
 use crate::interrupt::Interrupt;
 use crate::streams::flush_python_streams;
 
+/// Whether `name` follows the tool-name rule (1-64 characters of `A-Z a-z 0-9 _ - .`).
+#[pyfunction]
+pub(crate) fn is_valid_tool_name(name: &Bound<'_, PyString>) -> bool {
+    name.to_str().is_ok_and(mcpline_core::is_valid_tool_name)
+}
+
 /// What `mcpline._tool.describe` read from the callable (a `ToolShape`, read by attribute).
 #[derive(FromPyObject)]
 pub(crate) struct ToolShape<'py> {
