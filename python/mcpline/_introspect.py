@@ -34,6 +34,7 @@ __all__ = [
     "is_plain_json",
     "resolve",
     "signature",
+    "typing_forms",
     "union_origins",
 ]
 
@@ -221,6 +222,13 @@ def get_args(tp: Any) -> tuple[Any, ...]:
 def union_origins() -> tuple[Any, ...]:
     """The origins of ``Union[A, B]``/``Optional[A]`` and of ``A | B``."""
     return (loaded("typing", "Union"), types.UnionType)
+
+
+def typing_forms(*names: str) -> tuple[Any, ...]:
+    """The ``typing`` and ``typing_extensions`` forms with these names (those imported)."""
+    return tuple(
+        loaded(module, name) for name in names for module in ("typing", "typing_extensions")
+    )
 
 
 def _holds_no_strings(tp: Any) -> bool:

@@ -4,8 +4,7 @@ A ``Builder`` builds the schemas of one document (a tool's input schema, or its 
 schema): ``int str float bool None``, ``list[T]``, ``dict[str, T]``, tuples, sets, unions,
 ``Literal``, ``Enum``, ``TypedDict``, dataclasses, ``Annotated`` descriptions, ``NewType`` and
 ``type`` aliases, and pydantic models (recognised by ``model_json_schema``, never imported).
-Types that refer to themselves go to ``$defs``. ``output_schema`` wraps a return type's schema
-the way MCP wants ``outputSchema``: an object, or ``{"result": ...}`` around anything else.
+Types that refer to themselves go to ``$defs``.
 """
 
 from __future__ import annotations
@@ -23,10 +22,10 @@ from mcpline._introspect import (
     get_args,
     get_origin,
     is_plain_class,
+    typing_forms,
     union_origins,
 )
 from mcpline._jsonvalue import STRING_CLASSES, try_jsonable
-from mcpline._results import Audio, Image, ToolResult
 from mcpline._startup import TYPE_CHECKING, dataclasses, loaded, re, typing
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
     Schema = dict[str, Any]
 
-__all__ = ["Builder", "Unsupported", "output_schema"]
+__all__ = ["Builder", "Unsupported"]
 
 
 class Unsupported(Exception):
@@ -63,94 +62,20 @@ def _origins(kind: str) -> tuple[Any, ...]:
     return (*builtins, *(loaded("collections.abc", name) for name in abstract))
 
 
-def _typing_forms(*names: str) -> tuple[Any, ...]:
-    """The ``typing`` and ``typing_extensions`` forms with these names (those imported)."""
-    return tuple(
-        loaded(module, name) for name in names for module in ("typing", "typing_extensions")
-    )
-
-
-# Return types whose values the server turns into content blocks itself (text, base64 media,
-# a hand-built result): they get no output schema.
-_CONTENT_TYPES: tuple[type, ...] = (bytes, bytearray, memoryview, Image, Audio, ToolResult)
-
-
-def output_schema(
-    annotation: Any, globalns: dict[str, Any], doc_returns: str | None
-) -> tuple[Schema | None, bool]:
-    """The ``outputSchema`` for a resolved return annotation and whether results must be sent
-    as ``{"result": value}`` (when the type's schema is not an object schema). ``None`` for
-    types the server sends as content: ``str``, ``None``, binary and media, ``ToolResult``,
-    ``Any``. ``doc_returns`` (the docstring's ``Returns:`` text) describes a wrapped result.
-    Raises ``Unsupported``."""
-    if annotation is EMPTY or _has_no_output_schema(annotation):
-        return None, False
-    builder = Builder(output=True, globalns=globalns)
-    schema = builder.schema(annotation)
-    defs = builder.defs
-    if _is_object_schema(schema, defs, 0):
-        if schema.get("type") != "object":
-            schema = {"type": "object", **schema}
-        if defs:
-            schema = {**schema, "$defs": defs}
-        return schema, False
-    if doc_returns and "description" not in schema:
-        schema = {**schema, "description": doc_returns}
-    wrapped: Schema = {
-        "type": "object",
-        "properties": {"result": schema},
-        "required": ["result"],
-    }
-    if defs:
-        wrapped["$defs"] = defs
-    return wrapped, True
-
-
-def _has_no_output_schema(annotation: Any) -> bool:
-    """``str``, ``None``, binary/media/ToolResult, ``Any`` (or unions of only those)."""
-    origin = get_origin(annotation)
-    if origin is loaded("typing", "Annotated"):
-        return _has_no_output_schema(get_args(annotation)[0])
-    if origin in union_origins():
-        return all(_has_no_output_schema(a) for a in get_args(annotation))
-    if annotation is None or annotation is NONE_TYPE or annotation is str:
-        return True
-    if annotation is object or annotation is loaded("typing", "Any"):
-        return True
-    if annotation in _typing_forms("LiteralString", "NoReturn", "Never"):
-        return True
-    return isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES)
-
-
-def _is_object_schema(schema: Schema, defs: dict[str, Schema], depth: int) -> bool:
-    if depth > 32:
-        return False
-    if schema.get("type") == "object":
-        return True
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target = defs.get(ref[len("#/$defs/") :])
-        return target is not None and _is_object_schema(target, defs, depth + 1)
-    options = schema.get("anyOf")
-    if isinstance(options, list) and options:
-        return all(isinstance(o, dict) and _is_object_schema(o, defs, depth + 1) for o in options)
-    return False
-
-
 # --------------------------------------------------------------------------------------------
 # Classes
 
 
 def _explicitly_required(hint: Any) -> bool | None:
     """True for ``Required[...]``, False for ``NotRequired[...]``, None when unmarked."""
-    required, not_required = _typing_forms("Required"), _typing_forms("NotRequired")
+    required, not_required = typing_forms("Required"), typing_forms("NotRequired")
     for _ in range(8):
         origin = typing.get_origin(hint) or getattr(hint, "__origin__", None)
         if origin in required:
             return True
         if origin in not_required:
             return False
-        if origin is None or origin not in (typing.Annotated, *_typing_forms("ReadOnly")):
+        if origin is None or origin not in (typing.Annotated, *typing_forms("ReadOnly")):
             return None
         hint = typing.get_args(hint)[0]
     return None
@@ -288,7 +213,7 @@ class Builder:
             return self._tuple(args)
         if origin in _origins("mapping"):
             return self._mapping(args)
-        if origin in _typing_forms("Required", "NotRequired", "ReadOnly"):
+        if origin in typing_forms("Required", "NotRequired", "ReadOnly"):
             return self.schema(args[0])
         if isinstance(origin, type) and (_is_dataclass_class(origin) or _is_typeddict(origin)):
             raise Unsupported(

@@ -10,7 +10,8 @@ anything, so start-up is latency users feel; the bar is a plain standard-library
   ``str``, ``list[str]``, ``dict[str, int]``, ``X | None`` ...) with one-line docstrings
   imports none of ``typing``, ``inspect``, ``dataclasses``, ``re``, ``enum``, ``collections``,
   ``signal``, ``asyncio`` or pydantic. Each costs a millisecond or more (``typing`` alone
-  brings ``re``, ``collections`` and ``functools``), more than the rest of start-up together.
+  brings ``re``, ``collections`` and ``functools``); together they cost more than the rest of
+  start-up.
 
 How the package keeps it, with the names this module offers:
 

@@ -2,7 +2,9 @@
 
 ``describe(fn)`` reads the signature, the type hints and the docstring of ``fn`` once, at
 registration, and returns a ``ToolShape``: the tool's name, its description, the JSON Schemas
-of its arguments and result, and what the server needs to call it. ``ToolOptions`` holds what
+of its arguments and result, and what the server needs to call it. The result's schema
+follows MCP's ``outputSchema``: an object schema, or ``{"result": ...}`` around any other;
+none for what the server sends as content (text, media, ``ToolResult``). ``ToolOptions`` holds what
 the author chose in ``@server.tool(...)``. The binding reads both by attribute
 (``mcpline._core.Server.add_tool``).
 """
@@ -25,7 +27,8 @@ from mcpline._introspect import (
     union_origins,
 )
 from mcpline._jsonvalue import try_jsonable
-from mcpline._schema import Builder, Unsupported, output_schema
+from mcpline._results import Audio, Image, ToolResult
+from mcpline._schema import Builder, Unsupported
 from mcpline._startup import TYPE_CHECKING, Value, loaded
 
 if TYPE_CHECKING:
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     OutputMode = Literal["error", "result", "off"]
+    Schema = dict[str, Any]
 
 __all__ = ["ToolOptions", "ToolShape", "describe"]
 
@@ -182,7 +186,7 @@ def describe(
 
     doc_summary, doc_params, doc_returns = parse_docstring(info.doc)
     builder = Builder(output=False, globalns=info.globalns)
-    properties: dict[str, dict[str, Any]] = {}
+    properties: dict[str, Schema] = {}
     param_types: dict[str, Any] = {}
     required: list[str] = []
     context_param: str | None = None
@@ -234,7 +238,7 @@ def describe(
         properties[pname] = schema
         param_types[pname] = object if annotation is EMPTY else annotation
 
-    input_schema: dict[str, Any] = {"type": "object", "properties": properties}
+    input_schema: Schema = {"type": "object", "properties": properties}
     if required:
         input_schema["required"] = required
     input_schema["additionalProperties"] = False
@@ -243,7 +247,7 @@ def describe(
 
     returns = resolve(return_annotation, info.globalns, label, "the return annotation", ())
     try:
-        result_schema, wraps = output_schema(returns, info.globalns, doc_returns)
+        result_schema, wraps = _output_schema(returns, info.globalns, doc_returns)
     except Unsupported as exc:
         raise TypeError(
             f"{label}: unsupported return annotation {format_annotation(returns)}: {exc}"
@@ -273,3 +277,70 @@ def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
             return False
         annotation = members[0]
     return isinstance(annotation, type) and issubclass(annotation, context_types)
+
+
+# Return types whose values the server turns into content blocks itself (text, base64 media,
+# a hand-built result): they get no output schema.
+_CONTENT_TYPES: tuple[type, ...] = (bytes, bytearray, memoryview, Image, Audio, ToolResult)
+
+
+def _output_schema(
+    annotation: Any, globalns: dict[str, Any], doc_returns: str | None
+) -> tuple[Schema | None, bool]:
+    """The ``outputSchema`` for a resolved return annotation and whether results must be sent
+    as ``{"result": value}`` (when the type's schema is not an object schema). ``None`` for
+    types the server sends as content: ``str``, ``None``, binary and media, ``ToolResult``,
+    ``Any``. ``doc_returns`` (the docstring's ``Returns:`` text) describes a wrapped result.
+    Raises ``Unsupported``."""
+    if annotation is EMPTY or _has_no_output_schema(annotation):
+        return None, False
+    builder = Builder(output=True, globalns=globalns)
+    schema = builder.schema(annotation)
+    defs = builder.defs
+    if _is_object_schema(schema, defs, 0):
+        if schema.get("type") != "object":
+            schema = {"type": "object", **schema}
+        if defs:
+            schema = {**schema, "$defs": defs}
+        return schema, False
+    if doc_returns and "description" not in schema:
+        schema = {**schema, "description": doc_returns}
+    wrapped: Schema = {
+        "type": "object",
+        "properties": {"result": schema},
+        "required": ["result"],
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped, True
+
+
+def _has_no_output_schema(annotation: Any) -> bool:
+    """``str``, ``None``, binary/media/ToolResult, ``Any`` (or unions of only those)."""
+    origin = get_origin(annotation)
+    if origin is loaded("typing", "Annotated"):
+        return _has_no_output_schema(get_args(annotation)[0])
+    if origin in union_origins():
+        return all(_has_no_output_schema(a) for a in get_args(annotation))
+    if annotation is None or annotation is NONE_TYPE or annotation is str:
+        return True
+    if annotation is object or annotation is loaded("typing", "Any"):
+        return True
+    if any(annotation is loaded("typing", form) for form in ("LiteralString", "NoReturn", "Never")):
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES)
+
+
+def _is_object_schema(schema: Schema, defs: dict[str, Schema], depth: int) -> bool:
+    if depth > 32:
+        return False
+    if schema.get("type") == "object":
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = defs.get(ref[len("#/$defs/") :])
+        return target is not None and _is_object_schema(target, defs, depth + 1)
+    options = schema.get("anyOf")
+    if isinstance(options, list) and options:
+        return all(isinstance(o, dict) and _is_object_schema(o, defs, depth + 1) for o in options)
+    return False
