@@ -63,7 +63,7 @@ def _origins(kind: str) -> tuple[Any, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# Classes
+# What the Builder uses: kinds of classes, enum values, descriptions, $ref renaming
 
 
 def _explicitly_required(hint: Any) -> bool | None:

@@ -4,9 +4,10 @@
 registration, and returns a ``ToolShape``: the tool's name, its description, the JSON Schemas
 of its arguments and result, and what the server needs to call it. The result's schema
 follows MCP's ``outputSchema``: an object schema, or ``{"result": ...}`` around any other;
-none for what the server sends as content (text, media, ``ToolResult``). ``ToolOptions`` holds what
-the author chose in ``@server.tool(...)``. The binding reads both by attribute
-(``mcpline._core.Server.add_tool``).
+none for what the server sends as content (text, media, ``ToolResult``).
+
+``ToolOptions`` holds what the author chose in ``@server.tool(...)``. The binding reads both
+by attribute (``mcpline._core.Server.add_tool``).
 """
 
 from __future__ import annotations
