@@ -3,7 +3,7 @@
 from typing import Annotated, Any
 
 import pytest
-from mcpline._schema import describe
+from mcpline._tool import describe
 
 
 def properties(fn: Any) -> dict[str, Any]:

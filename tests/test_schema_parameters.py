@@ -18,7 +18,7 @@ from typing import Annotated, Any, List, Literal, Optional, Union
 
 import jsonschema
 import pytest
-from mcpline._schema import ToolShape, describe
+from mcpline._tool import ToolShape, describe
 
 # Required/NotRequired are in typing from 3.11; on 3.10 they (and a TypedDict that understands
 # them) come from typing_extensions.
@@ -585,7 +585,8 @@ def test_describing_plain_tools_never_imports_pydantic() -> None:
     code = (
         "import sys\n"
         "import dataclasses, enum, typing\n"
-        "from mcpline._schema import describe, to_jsonable\n"
+        "from mcpline._jsonvalue import to_jsonable\n"
+        "from mcpline._tool import describe\n"
         "class C(enum.Enum):\n    A = 'a'\n"
         "@dataclasses.dataclass\nclass P:\n    x: int\n"
         "def tool(a: int, b: list[P], c: C = C.A) -> dict[str, P]: ...\n"

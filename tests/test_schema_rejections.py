@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcpline._schema import describe
+from mcpline._tool import describe
 
 
 class Opaque:
@@ -24,8 +24,8 @@ class FakeContext:
 
 @pytest.mark.parametrize(
     "name",
-    ["", "x" * 65, "has space", "slash/name", "colon:name", "ünïcode", "tab\tname"],
-    ids=["empty", "too-long", "space", "slash", "colon", "non-ascii", "tab"],
+    ["", "x" * 65, "has space", "slash/name", "colon:name", "ünïcode", "tab\tname", "\ud800"],
+    ids=["empty", "too-long", "space", "slash", "colon", "non-ascii", "tab", "surrogate"],
 )
 def test_invalid_tool_name_is_rejected_with_the_rule(name: str) -> None:
     def tool() -> None: ...

@@ -11,8 +11,9 @@ from typing import Any, Optional, TypedDict, Union
 
 import jsonschema
 import pytest
+from mcpline._jsonvalue import to_jsonable
 from mcpline._results import Audio, Image, ToolResult
-from mcpline._schema import ToolShape, describe, to_jsonable
+from mcpline._tool import ToolShape, describe
 
 
 def returning(annotation: Any) -> ToolShape:

@@ -8,7 +8,7 @@ import inspect
 from typing import Any
 
 import pytest
-from mcpline._schema import _EMPTY, _signature
+from mcpline._introspect import EMPTY, signature
 
 
 def positional_only(a: int, b: str = "x", /, c: float = 1.0) -> None: ...
@@ -72,18 +72,18 @@ def expected(fn: Any) -> tuple[list[tuple[str, str, Any, Any]], Any]:
         (
             p.name,
             p.kind.name,
-            _EMPTY if p.default is p.empty else p.default,
-            _EMPTY if p.annotation is p.empty else p.annotation,
+            EMPTY if p.default is p.empty else p.default,
+            EMPTY if p.annotation is p.empty else p.annotation,
         )
         for p in sig.parameters.values()
     ]
-    returns = _EMPTY if sig.return_annotation is sig.empty else sig.return_annotation
+    returns = EMPTY if sig.return_annotation is sig.empty else sig.return_annotation
     return params, returns
 
 
 @pytest.mark.parametrize("fn", CASES, ids=lambda fn: getattr(fn, "__name__", repr(fn)))
 def test_code_object_reading_matches_inspect_signature(fn: Any) -> None:
-    params, returns = _signature(fn)
+    params, returns = signature(fn)
     got = [(p.name, p.kind, p.default, p.annotation) for p in params]
     assert (got, returns) == expected(fn)
 
@@ -93,7 +93,7 @@ def test_decorated_functions_follow_wrapped_like_inspect() -> None:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return keyword_only(*args, **kwargs)
 
-    params, returns = _signature(wrapper)
+    params, returns = signature(wrapper)
     got = [(p.name, p.kind, p.default, p.annotation) for p in params]
     assert (got, returns) == expected(wrapper)
     assert [p.name for p in params] == ["a", "b", "c"]  # the wrapped function's, not *args
@@ -106,7 +106,7 @@ def test_partials_and_callable_objects_go_through_inspect() -> None:
         def __call__(self, x: int, y: str = "") -> None: ...
 
     for fn in (part, Callable()):
-        params, returns = _signature(fn)
+        params, returns = signature(fn)
         got = [(p.name, p.kind, p.default, p.annotation) for p in params]
         assert (got, returns) == expected(fn)
 
@@ -119,4 +119,4 @@ def test_a_method_without_a_self_parameter_is_refused_like_inspect() -> None:
     with pytest.raises(ValueError):
         inspect.signature(bound)
     with pytest.raises(ValueError):
-        _signature(bound)
+        signature(bound)

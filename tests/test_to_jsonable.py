@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 import pytest
-from mcpline._schema import to_jsonable
+from mcpline._jsonvalue import to_jsonable
 
 
 class Color(enum.Enum):

@@ -19,9 +19,8 @@ Attributes are loaded on first use so that ``import mcpline`` stays cheap.
 
 from __future__ import annotations
 
-from importlib import import_module
+from mcpline._startup import TYPE_CHECKING, import_module
 
-TYPE_CHECKING = False  # not imported from typing, which would be a large share of start-up
 if TYPE_CHECKING:
     from typing import Any
 

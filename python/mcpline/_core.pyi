@@ -3,6 +3,9 @@
 from collections.abc import Callable
 from typing import Any, final
 
+from mcpline._runner import AsyncRunner
+from mcpline._tool import ToolOptions, ToolShape
+
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "CaptureCell",
@@ -10,10 +13,13 @@ __all__ = [
     "MemorySession",
     "Server",
     "__version__",
+    "is_valid_tool_name",
 ]
 
 __version__: str
 SUPPORTED_PROTOCOL_VERSIONS: list[str]
+
+def is_valid_tool_name(name: str) -> bool: ...
 
 @final
 class Context:
@@ -73,23 +79,10 @@ class Server:
     ) -> None: ...
     def add_tool(
         self,
-        name: str,
         func: Callable[..., Any],
-        input_schema: dict[str, Any],
-        *,
-        description: str | None = None,
-        title: str | None = None,
-        output_schema: dict[str, Any] | None = None,
-        wraps_output: bool = False,
-        context_param: str | None = None,
-        runner: Any = None,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
-        strict: bool = True,
-        output: str | None = None,
-        timeout: float | None = None,
+        shape: ToolShape,
+        options: ToolOptions,
+        runner: AsyncRunner | None = None,
     ) -> None: ...
     def restricted(self, keep: list[str]) -> Server: ...
     def tool_names(self) -> list[str]: ...

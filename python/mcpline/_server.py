@@ -5,17 +5,18 @@ from __future__ import annotations
 import sys
 
 from mcpline import _core
-from mcpline._schema import describe, is_plain_json
+from mcpline._introspect import is_plain_json
+from mcpline._results import SetupError
+from mcpline._startup import TYPE_CHECKING, signal
+from mcpline._tool import ToolOptions, describe
 
-# `typing`, `collections.abc`, `signal` and `threading` are left out at run time: together they
-# cost more start-up time than the rest of the server.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, Literal, TypeVar, overload
+    from typing import Any, TypeVar, overload
+
+    from mcpline._tool import OutputMode
 
     F = TypeVar("F", bound=Callable[..., Any])
-    OutputMode = Literal["error", "result", "off"]
 
 
 class Server:
@@ -127,40 +128,33 @@ class Server:
             )
 
         def register(func: F) -> F:
-            self._register(
-                func,
+            options = ToolOptions(
                 name=name,
                 title=title,
                 description=description,
-                hints=(read_only, destructive, idempotent, open_world),
+                read_only=read_only,
+                destructive=destructive,
+                idempotent=idempotent,
+                open_world=open_world,
                 strict=self.strict if strict is None else strict,
                 output=output,
                 timeout=timeout,
             )
+            self._register(func, options)
             return func
 
         return register(fn) if fn is not None else register
 
-    def _register(
-        self,
-        func: Callable[..., Any],
-        *,
-        name: str | None,
-        title: str | None,
-        description: str | None,
-        hints: tuple[bool | None, bool | None, bool | None, bool | None],
-        strict: bool,
-        output: OutputMode | None,
-        timeout: float | None,
-    ) -> None:
-        from mcpline._results import SetupError
-
+    def _register(self, func: Callable[..., Any], options: ToolOptions) -> None:
         try:
             shape = describe(
-                func, name=name, description=description, context_types=(_core.Context,)
+                func,
+                name=options.name,
+                description=options.description,
+                context_types=(_core.Context,),
             )
         except (TypeError, ValueError) as e:
-            label = name or getattr(func, "__name__", repr(func))
+            label = options.name or getattr(func, "__name__", repr(func))
             raise SetupError(f"cannot register tool {label!r}: {e}") from e
         call = func
         rich = {p: t for p, t in shape.param_types.items() if not is_plain_json(t)}
@@ -176,25 +170,7 @@ class Server:
 
                 self._runner = AsyncRunner()
             runner = self._runner
-        read_only, destructive, idempotent, open_world = hints
-        self._core.add_tool(
-            shape.name,
-            call,
-            shape.input_schema,
-            description=shape.description,
-            title=title,
-            output_schema=shape.output_schema,
-            wraps_output=shape.wraps_output,
-            context_param=shape.context_param,
-            runner=runner,
-            read_only=read_only,
-            destructive=destructive,
-            idempotent=idempotent,
-            open_world=open_world,
-            strict=strict,
-            output=output,
-            timeout=timeout,
-        )
+        self._core.add_tool(call, shape, options, runner)
 
     @property
     def tool_names(self) -> list[str]:
@@ -207,13 +183,9 @@ class Server:
         While serving, stdout is reserved for the protocol: ``print()`` and child processes
         write to stderr instead, and stdin reads as empty.
         """
-        # `signal` without its enum wrappers: `import signal` imports enum, functools and
-        # collections, several milliseconds of start-up.
-        import _signal  # type: ignore[import-not-found]
-
         previous = None
         try:
-            previous = _signal.signal(_signal.SIGTERM, _raise_interrupt)
+            previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
         try:
@@ -222,7 +194,7 @@ class Server:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
             if previous is not None:
-                _signal.signal(_signal.SIGTERM, previous)
+                signal.signal(signal.SIGTERM, previous)
             if self._runner is not None:
                 self._runner.close()
 

@@ -2,11 +2,11 @@
 
 use std::sync::Mutex;
 
-use mcpline_core::Capture;
+use mcpline_core::{Capture, lock};
 use pyo3::prelude::*;
 
 use crate::errors::capture_error;
-use crate::tool::flush_python_streams;
+use crate::streams::flush_python_streams;
 
 /// One active capture of fds 1 and 2 (see `mcpline.capture`).
 #[pyclass(frozen, module = "mcpline._core", name = "CaptureCell")]
@@ -31,10 +31,7 @@ impl PyCaptureCell {
     #[pyo3(signature = (limit=None))]
     fn finish(&self, py: Python<'_>, limit: Option<usize>) -> PyResult<(String, u64)> {
         flush_python_streams(py);
-        let capture = self
-            .active
-            .lock()
-            .map_err(|_| capture_error(py, "capture state poisoned"))?
+        let capture = lock(&self.active)
             .take()
             .ok_or_else(|| capture_error(py, "this capture has already finished"))?;
         let captured = capture.finish().map_err(|e| capture_error(py, e))?;

@@ -1,11 +1,17 @@
-//! Conversions between Python objects and JSON values / tool results (no JSON text in Python).
+//! Conversions between Python objects and JSON values / tool results (no JSON text in Python),
+//! and of option values (seconds, output modes).
 
-use mcpline_core::{Content, ToolOutput};
+use std::time::Duration;
+
+use mcpline_core::{Content, OutputMode, ToolOutput};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
 use serde_json::{Map, Value};
+
+use crate::errors::setup_error;
 
 /// A JSON value as a Python object.
 pub(crate) fn json_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -41,6 +47,23 @@ pub(crate) fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     pythonize::depythonize::<Value>(obj).map_err(PyErr::from)
 }
 
+/// A number of seconds as a `Duration` (`what` names the option in the error).
+pub(crate) fn seconds(v: f64, what: &str) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(v).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be a non-negative number of seconds"))
+    })
+}
+
+/// An `output=` option: `"error"`, `"result"` or `"off"`.
+pub(crate) fn parse_output(py: Python<'_>, mode: &str) -> PyResult<OutputMode> {
+    OutputMode::parse(mode).ok_or_else(|| {
+        setup_error(
+            py,
+            format!("output must be \"error\", \"result\" or \"off\", not {mode:?}"),
+        )
+    })
+}
+
 /// The classes of `mcpline._results` and helpers the conversions need, fetched once.
 pub(crate) struct Kinds {
     pub(crate) tool_result: Py<PyAny>,
@@ -54,14 +77,14 @@ pub(crate) struct Kinds {
 impl Kinds {
     pub(crate) fn load(py: Python<'_>) -> PyResult<Self> {
         let results = py.import("mcpline._results")?;
-        let schema = py.import("mcpline._schema")?;
+        let jsonvalue = py.import("mcpline._jsonvalue")?;
         Ok(Self {
             tool_result: results.getattr("ToolResult")?.unbind(),
             image: results.getattr("Image")?.unbind(),
             audio: results.getattr("Audio")?.unbind(),
             tool_error: results.getattr("ToolError")?.unbind(),
             cancelled: results.getattr("Cancelled")?.unbind(),
-            to_jsonable: schema.getattr("to_jsonable")?.unbind(),
+            to_jsonable: jsonvalue.getattr("to_jsonable")?.unbind(),
         })
     }
 }
@@ -146,7 +169,7 @@ fn jsonable(py: Python<'_>, obj: &Bound<'_, PyAny>, kinds: &Kinds) -> PyResult<V
     match plain_json(obj, 0) {
         Ok(v) => return Ok(v),
         Err(NotJson::Bad(why)) => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            return Err(PyValueError::new_err(format!(
                 "the tool's return value is not JSON data: {why}"
             )));
         }
@@ -155,7 +178,7 @@ fn jsonable(py: Python<'_>, obj: &Bound<'_, PyAny>, kinds: &Kinds) -> PyResult<V
     let plain = kinds.to_jsonable.call1(py, (obj,))?;
     match plain_json(plain.bind(py), 0) {
         Ok(v) => Ok(v),
-        Err(NotJson::Bad(why)) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+        Err(NotJson::Bad(why)) => Err(PyValueError::new_err(format!(
             "the tool's return value is not JSON data: {why}"
         ))),
         Err(NotJson::Other) => Err(pyo3::exceptions::PyTypeError::new_err(

@@ -4,7 +4,9 @@ mod capture;
 mod context;
 mod convert;
 mod errors;
+mod interrupt;
 mod server;
+mod streams;
 mod tool;
 
 use pyo3::prelude::*;
@@ -23,6 +25,8 @@ mod _core {
     use crate::context::PyContext;
     #[pymodule_export]
     use crate::server::{MemorySession, PyServer};
+    #[pymodule_export]
+    use crate::tool::is_valid_tool_name;
 
     use super::{Bound, PyModule, PyModuleMethods, PyResult};
 

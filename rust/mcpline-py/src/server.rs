@@ -1,42 +1,19 @@
 //! `mcpline._core.Server`: registration, configuration and serving.
 
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
-    MemoryClient, OutputMode, ServeEnd, Server, ServerInfo, ToolHints, ToolSpec, memory_pair,
-    memory_pair_with_cap,
+    MemoryClient, ServeEnd, Server, ServerInfo, lock, memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::convert::{Kinds, py_to_json};
+use crate::convert::{Kinds, parse_output, seconds};
 use crate::errors::setup_error;
-use crate::tool::PyTool;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A pending exception (a signal or KeyboardInterrupt) that stops the server; re-raised by `run`.
-#[derive(Default)]
-pub(crate) struct Interrupt(Mutex<Option<PyErr>>);
-
-impl Interrupt {
-    pub(crate) fn set(&self, err: PyErr) {
-        lock(&self.0).get_or_insert(err);
-    }
-
-    fn is_set(&self) -> bool {
-        lock(&self.0).is_some()
-    }
-
-    fn take(&self) -> Option<PyErr> {
-        lock(&self.0).take()
-    }
-}
+use crate::interrupt::Interrupt;
+use crate::tool::{PyTool, ToolOptions, ToolShape};
 
 fn end_name(end: ServeEnd) -> &'static str {
     match end {
@@ -134,56 +111,20 @@ impl PyServer {
         Ok(())
     }
 
-    /// Registers a tool whose schema was derived in Python.
-    #[pyo3(signature = (name, func, input_schema, *, description=None, title=None, output_schema=None,
-                        wraps_output=false, context_param=None, runner=None, read_only=None,
-                        destructive=None, idempotent=None, open_world=None, strict=true, output=None,
-                        timeout=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// Registers ``func`` as a tool: ``shape`` is what ``mcpline._tool.describe`` read from it,
+    /// ``options`` what the author chose; ``runner`` runs ``async def`` tools.
+    #[pyo3(signature = (func, shape, options, runner=None))]
     fn add_tool(
         &self,
         py: Python<'_>,
-        name: String,
         func: Py<PyAny>,
-        input_schema: &Bound<'_, PyAny>,
-        description: Option<String>,
-        title: Option<String>,
-        output_schema: Option<&Bound<'_, PyAny>>,
-        wraps_output: bool,
-        context_param: Option<Py<PyString>>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
         runner: Option<Py<PyAny>>,
-        read_only: Option<bool>,
-        destructive: Option<bool>,
-        idempotent: Option<bool>,
-        open_world: Option<bool>,
-        strict: bool,
-        output: Option<&str>,
-        timeout: Option<f64>,
     ) -> PyResult<()> {
-        let mut spec = ToolSpec::new(name, py_to_json(input_schema)?);
-        let integer_params = integer_params(&spec.input_schema);
-        spec.description = description;
-        spec.title = title;
-        spec.output_schema = output_schema.map(py_to_json).transpose()?;
-        spec.hints = ToolHints {
-            read_only,
-            destructive,
-            idempotent,
-            open_world,
-        };
-        spec.strict = strict;
-        spec.output = output.map(|o| parse_output(py, o)).transpose()?;
-        spec.timeout = timeout.map(|t| seconds(t, "timeout")).transpose()?;
         let kinds = self.kinds(py)?;
-        let handler = PyTool {
-            func,
-            context_param,
-            runner,
-            wraps_output,
-            integer_params,
-            kinds,
-            interrupt: Arc::clone(&self.interrupt),
-        };
+        let interrupt = Arc::clone(&self.interrupt);
+        let (spec, handler) = PyTool::define(py, func, shape, options, runner, kinds, interrupt)?;
         lock(&self.inner)
             .add_tool(spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
@@ -273,40 +214,6 @@ impl PyServer {
         }));
         server
     }
-}
-
-fn parse_output(py: Python<'_>, mode: &str) -> PyResult<OutputMode> {
-    OutputMode::parse(mode).ok_or_else(|| {
-        setup_error(
-            py,
-            format!("output must be \"error\", \"result\" or \"off\", not {mode:?}"),
-        )
-    })
-}
-
-/// Top-level properties declared `"type": "integer"` (alone or with `"null"`).
-fn integer_params(schema: &serde_json::Value) -> Vec<String> {
-    let Some(props) = schema
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-    else {
-        return Vec::new();
-    };
-    props
-        .iter()
-        .filter(|(_, s)| match s.get("type") {
-            Some(serde_json::Value::String(t)) => t == "integer",
-            Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
-            _ => false,
-        })
-        .map(|(k, _)| k.clone())
-        .collect()
-}
-
-fn seconds(v: f64, what: &str) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(v).map_err(|_| {
-        PyValueError::new_err(format!("{what} must be a non-negative number of seconds"))
-    })
 }
 
 /// The client end of an in-memory connection to a running server (see `mcpline.testing`).

@@ -1,32 +1,102 @@
-//! A Python callable as a core `ToolHandler`.
+//! A Python tool: its description read from Python, and the core `ToolHandler` that calls it.
 
 use std::sync::Arc;
 
-use mcpline_core::{CallContext, ToolHandler, ToolOutput};
+use mcpline_core::{CallContext, ToolHandler, ToolHints, ToolOutput, ToolSpec};
 use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit};
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyModule, PyString};
+use pyo3::types::PyString;
 use serde_json::Value;
 
 use crate::context::PyContext;
-use crate::convert::{Kinds, arguments_to_kwargs, to_output};
-use crate::server::Interrupt;
+use crate::convert::{Kinds, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output};
+use crate::interrupt::Interrupt;
+use crate::streams::flush_python_streams;
 
+/// Whether `name` follows the tool-name rule (1-64 characters of `A-Z a-z 0-9 _ - .`).
+#[pyfunction]
+pub(crate) fn is_valid_tool_name(name: &Bound<'_, PyString>) -> bool {
+    name.to_str().is_ok_and(mcpline_core::is_valid_tool_name)
+}
+
+/// What `mcpline._tool.describe` read from the callable (a `ToolShape`, read by attribute).
+#[derive(FromPyObject)]
+pub(crate) struct ToolShape<'py> {
+    name: String,
+    description: Option<String>,
+    input_schema: Bound<'py, PyAny>,
+    output_schema: Option<Bound<'py, PyAny>>,
+    wraps_output: bool,
+    context_param: Option<Py<PyString>>,
+}
+
+/// The options of `@server.tool(...)` (a `mcpline._tool.ToolOptions`, read by attribute; its
+/// `name` and `description` are already part of the shape).
+#[derive(FromPyObject)]
+pub(crate) struct ToolOptions {
+    title: Option<String>,
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+    strict: bool,
+    output: Option<String>,
+    timeout: Option<f64>,
+}
+
+/// A Python callable as a core `ToolHandler`.
 pub(crate) struct PyTool {
-    pub(crate) func: Py<PyAny>,
-    pub(crate) context_param: Option<Py<PyString>>,
+    func: Py<PyAny>,
+    context_param: Option<Py<PyString>>,
     /// For `async def` tools: the server's runner (`runner.run(coroutine, ctx)`).
-    pub(crate) runner: Option<Py<PyAny>>,
-    pub(crate) wraps_output: bool,
+    runner: Option<Py<PyAny>>,
+    wraps_output: bool,
     /// Top-level parameters whose schema type is `integer`.
-    pub(crate) integer_params: Vec<String>,
-    pub(crate) kinds: Arc<Kinds>,
-    pub(crate) interrupt: Arc<Interrupt>,
+    integer_params: Vec<String>,
+    kinds: Arc<Kinds>,
+    interrupt: Arc<Interrupt>,
 }
 
 impl PyTool {
+    /// The core's spec of the tool `func` and the handler that calls it.
+    pub(crate) fn define(
+        py: Python<'_>,
+        func: Py<PyAny>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
+        runner: Option<Py<PyAny>>,
+        kinds: Arc<Kinds>,
+        interrupt: Arc<Interrupt>,
+    ) -> PyResult<(ToolSpec, Self)> {
+        let mut spec = ToolSpec::new(shape.name, py_to_json(&shape.input_schema)?);
+        spec.description = shape.description;
+        spec.title = options.title;
+        spec.output_schema = shape.output_schema.as_ref().map(py_to_json).transpose()?;
+        spec.hints = ToolHints {
+            read_only: options.read_only,
+            destructive: options.destructive,
+            idempotent: options.idempotent,
+            open_world: options.open_world,
+        };
+        spec.strict = options.strict;
+        spec.output = options
+            .output
+            .as_deref()
+            .map(|o| parse_output(py, o))
+            .transpose()?;
+        spec.timeout = options.timeout.map(|t| seconds(t, "timeout")).transpose()?;
+        let handler = Self {
+            func,
+            context_param: shape.context_param,
+            runner,
+            wraps_output: shape.wraps_output,
+            integer_params: integer_params(&spec.input_schema),
+            kinds,
+            interrupt,
+        };
+        Ok((spec, handler))
+    }
+
     fn run(&self, py: Python<'_>, arguments: &Value, ctx: &CallContext) -> PyResult<ToolOutput> {
         let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
         let needs_ctx = self.context_param.is_some() || self.runner.is_some();
@@ -95,32 +165,18 @@ impl ToolHandler for PyTool {
     }
 }
 
-/// Flushes `sys.stdout`, `sys.stderr` and, when replaced, the interpreter's original streams
-/// (any may be `None` or broken; errors are ignored).
-///
-/// Runs twice per captured call, so the `sys` module is looked up once per process and the
-/// attribute names are interned (an import statement per call cost more than the tool).
-pub(crate) fn flush_python_streams(py: Python<'_>) {
-    static SYS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    let Ok(sys) = SYS.get_or_try_init(py, || py.import("sys").map(Bound::unbind)) else {
-        return;
+/// Top-level properties declared `"type": "integer"` (alone or with `"null"`).
+fn integer_params(schema: &Value) -> Vec<String> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
     };
-    let sys = sys.bind(py);
-    let flush = intern!(py, "flush");
-    let pairs = [
-        (intern!(py, "stdout"), intern!(py, "__stdout__")),
-        (intern!(py, "stderr"), intern!(py, "__stderr__")),
-    ];
-    for (name, original) in pairs {
-        let current = sys.getattr(name).ok();
-        if let Some(stream) = current.as_ref().filter(|s| !s.is_none()) {
-            let _ = stream.call_method0(flush);
-        }
-        if let Ok(orig) = sys.getattr(original) {
-            let same = current.as_ref().is_some_and(|c| c.is(&orig));
-            if !same && !orig.is_none() {
-                let _ = orig.call_method0(flush);
-            }
-        }
-    }
+    props
+        .iter()
+        .filter(|(_, s)| match s.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+            _ => false,
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
 }
