@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use mcpline_core::{Capture, lock};
+use mcpline_core::{Capture, lock, settle};
 use pyo3::prelude::*;
 
 use crate::errors::capture_error;
@@ -35,6 +35,9 @@ impl PyCaptureCell {
             .take()
             .ok_or_else(|| capture_error(py, "this capture has already finished"))?;
         let captured = capture.finish().map_err(|e| capture_error(py, e))?;
+        // A quiet capture inside a server may leave fds 1 and 2 parked for the server's next
+        // call; code after the `with` block writes to the real streams.
+        settle().map_err(|e| capture_error(py, e))?;
         let text = captured.tail_text(limit.unwrap_or(usize::MAX));
         Ok((text, captured.len()))
     }
