@@ -190,8 +190,11 @@ def report(
 ) -> str:
     out = [f"scenario {scenario.name}: {scenario.about}", ""]
     out.append(table("peer", [(name, cells(row)) for name, row in figures.items()]))
-    refs: list[str] = [ref for ref in ("stdlib", "sdk") if ref in figures]
-    pairs = [(p, ref) for ref in refs for p in figures if p != ref]
+    # The mcpline builds against the stdlib loop and the SDK, then mcpline against each variant.
+    builds = [p for p in figures if p == "mcpline" or p in variants]
+    pairs: list[tuple[str, str]] = [
+        (p, ref) for ref in ("stdlib", "sdk") if ref in figures for p in builds
+    ]
     pairs += [("mcpline", v) for v in variants if "mcpline" in figures]
     if pairs:
         ratios = [(f"{p}/{ref}", ratio_cells(figures[p], figures[ref])) for p, ref in pairs]
@@ -262,10 +265,11 @@ def main() -> None:
         print()
     for name, path in where.items():
         print(f"{name}: {next(p.argv[0] for p in peers if p.name == name)} (mcpline from {path})")
+    capped = f" (sdk: {ns.sdk_cap} at most)" if "sdk" in ns.peers.split(",") else ""
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, medians of {ns.rounds} rounds; "
-        f"{ns.calls} pipelined, {ns.lockstep} lock-step, {ns.burst} burst calls "
-        f"(sdk capped at {ns.sdk_cap}), {ns.starts} starts per round"
+        f"per run {ns.calls} pipelined and {ns.lockstep} lock-step calls{capped}, "
+        f"{ns.burst} in the burst; {ns.starts} starts per round"
     )
     if ns.json:
         doc = {"counts": asdict(counts), "samples": samples, "medians": figures}
