@@ -27,6 +27,7 @@ pub(crate) struct Server {
     watchdog: Option<mpsc::Sender<()>>,
     timed_out: Arc<AtomicBool>,
     limit: Duration,
+    inherit: bool,
 }
 
 impl Server {
@@ -73,6 +74,7 @@ impl Server {
             watchdog: Some(tx),
             timed_out,
             limit,
+            inherit,
         })
     }
 
@@ -178,15 +180,16 @@ impl Server {
         }
     }
 
-    /// An error message that says when the watchdog, not the server, ended the run.
+    /// An error message that says when the watchdog, not the server, ended the run, and
+    /// where to look otherwise.
     fn failure(&self, what: &str) -> String {
         if self.timed_out.load(Ordering::SeqCst) {
-            format!(
-                "{what}: the run exceeded --timeout {}s and the server was killed",
-                self.limit.as_secs()
-            )
-        } else {
+            let limit = self.limit.as_secs();
+            format!("{what}: the run exceeded --timeout {limit}s and the server was killed")
+        } else if self.inherit {
             what.to_owned()
+        } else {
+            format!("{what} (rerun with --stderr inherit to see the server's log)")
         }
     }
 }
