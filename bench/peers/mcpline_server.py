@@ -1,4 +1,6 @@
-"""mcpline serving the same tool as the other peers."""
+"""mcpline serving the same tools as the other peers."""
+
+import sys
 
 from mcpline import Server
 
@@ -9,6 +11,14 @@ server = Server("bench", version="1.0.0")
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+@server.tool
+def shout(text: str) -> str:
+    """Write ten lines to stderr, then return the text."""
+    for i in range(10):
+        print(f"shout {i}: {text}", file=sys.stderr)
+    return text
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""The official Python SDK (FastMCP / MCPServer) serving the same tool."""
+"""The official Python SDK (FastMCP / MCPServer) serving the same tools."""
+
+import sys
 
 try:
     from mcp.server.fastmcp import FastMCP as Server
@@ -12,6 +14,14 @@ server = Server("bench")
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Write ten lines to stderr, then return the text."""
+    for i in range(10):
+        print(f"shout {i}: {text}", file=sys.stderr)
+    return text
 
 
 if __name__ == "__main__":

@@ -8,9 +8,18 @@ def add(a, b):
     return a + b
 
 
+def shout(text):
+    for i in range(10):
+        print(f"shout {i}: {text}", file=sys.stderr)
+    return text
+
+
+FUNCTIONS = {"add": add, "shout": shout}
 TOOLS = [{"name": "add", "description": "Add two integers.", "inputSchema": {
     "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-    "required": ["a", "b"]}}]
+    "required": ["a", "b"]}}, {"name": "shout", "description": "Write ten lines to stderr.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                    "required": ["text"]}}]
 
 
 def handle(msg):
@@ -24,7 +33,7 @@ def handle(msg):
         result = {"tools": TOOLS}
     elif method == "tools/call":
         args = msg["params"].get("arguments") or {}
-        value = add(**args)
+        value = FUNCTIONS[msg["params"]["name"]](**args)
         result = {"content": [{"type": "text", "text": str(value)}]}
     elif method == "ping":
         result = {}
