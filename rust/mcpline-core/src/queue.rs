@@ -16,7 +16,10 @@ pub(crate) trait Queued {
 
 pub(crate) struct JobQueue<J> {
     state: Mutex<QueueState<J>>,
+    /// Jobs, idleness, room in the queue, closing.
     changed: Condvar,
+    /// The reading turn came back to the reader thread, or the queue closed.
+    turn: Condvar,
     capacity: usize,
 }
 
@@ -33,11 +36,11 @@ struct QueueState<J> {
     /// Pushers blocked on a full queue. They wait until it has drained to the low-water mark,
     /// so a reader that outruns the tools is woken once per half a queue, not once per call.
     pushers: usize,
-    /// Who reads the input (see [`JobQueue::pop`]): the worker, while it has nothing to run.
+    /// Who should read the input (see [`JobQueue::pop`]): the worker, while it has nothing to
+    /// run. (Whoever reads holds the input while handling the frame, so frames are handled in
+    /// the order they arrived whichever thread read them.)
     worker_reads: bool,
-    /// The reader thread has stopped reading because the worker reads.
-    reader_parked: bool,
-    /// The reader thread is waiting for input (nothing buffered to handle).
+    /// The reader thread is waiting for input.
     reader_waiting: bool,
 }
 
@@ -66,10 +69,10 @@ impl<J: Queued> JobQueue<J> {
                 waiters: 0,
                 pushers: 0,
                 worker_reads: false,
-                reader_parked: false,
                 reader_waiting: false,
             }),
             changed: Condvar::new(),
+            turn: Condvar::new(),
             capacity: capacity.max(1),
         }
     }
@@ -139,10 +142,10 @@ impl<J: Queued> JobQueue<J> {
     ///
     /// With `take_turn` (the input can be read by either thread), an idle worker reads requests
     /// itself: when it has nothing to run and the reader thread is only waiting for input, the
-    /// worker takes the reading turn (`take_turn` interrupts the reader's wait) and, once the
-    /// reader has parked, gets [`Popped::Read`]. A lone request then goes from the input to its
-    /// response on one thread, with no hand-off. The turn goes back to the reader thread as soon
-    /// as the worker takes a job, so that pings and cancellations are read while a call runs.
+    /// worker takes the reading turn (`take_turn` interrupts the reader's wait) and gets
+    /// [`Popped::Read`]. A lone request then goes from the input to its response on one thread,
+    /// with no hand-off. The turn goes back to the reader thread as soon as the worker takes a
+    /// job, so that pings and cancellations are read while a call runs.
     pub(crate) fn pop(&self, poll: Option<Duration>, take_turn: Option<&dyn Fn()>) -> Popped<J> {
         let mut st = lock(&self.state);
         loop {
@@ -150,9 +153,8 @@ impl<J: Queued> JobQueue<J> {
                 st.running = Some(Arc::clone(job.flags()));
                 st.idle = false;
                 if st.worker_reads {
-                    // The parked reader (a waiter) is woken by the notify below.
                     st.worker_reads = false;
-                    st.reader_parked = false;
+                    self.turn.notify_all();
                 }
                 let wake_pusher = st.pushers > 0 && st.jobs.len() <= self.low_water();
                 if wake_pusher {
@@ -177,7 +179,7 @@ impl<J: Queued> JobQueue<J> {
                     st.worker_reads = true;
                     take_turn();
                 }
-                if st.worker_reads && st.reader_parked {
+                if st.worker_reads {
                     return Popped::Read;
                 }
             }
@@ -189,18 +191,19 @@ impl<J: Queued> JobQueue<J> {
         }
     }
 
-    /// The reader thread's turn to read: waits (parked) while the worker reads. False once the
-    /// queue is closed.
+    /// The reader thread's turn to read: waits while the worker reads. False once the queue is
+    /// closed.
     pub(crate) fn reader_turn(&self) -> bool {
         let mut st = lock(&self.state);
         while st.worker_reads && !st.closed {
-            if !st.reader_parked {
-                st.reader_parked = true;
-                self.changed.notify_all();
-            }
-            st = self.wait(st, None).0;
+            st = self.turn.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
         !st.closed
+    }
+
+    /// Whether the worker holds the reading turn (the reader thread then stands aside).
+    pub(crate) fn worker_reads(&self) -> bool {
+        lock(&self.state).worker_reads
     }
 
     /// The reader thread is about to wait for input (`true`), or has some (`false`). An idle
@@ -227,6 +230,7 @@ impl<J: Queued> JobQueue<J> {
     pub(crate) fn close(&self) {
         lock(&self.state).closed = true;
         self.changed.notify_all();
+        self.turn.notify_all();
     }
 
     /// Whether a call is waiting in the queue.

@@ -66,47 +66,62 @@ impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
     }
 }
 
-/// What [`WakeableInput::read_line_or_wake`] found.
-#[derive(Debug)]
+/// How [`WakeableInput::next_frame_or_wake`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(
     not(unix),
     allow(dead_code, reason = "only unix inputs can be woken or time out")
 )]
 pub(crate) enum Awaited {
-    /// A frame, or `None` at end of input.
-    Frame(Option<Inbound>),
-    /// The waker was woken before a frame was readable.
+    /// A frame was read and handled.
+    Handled,
+    /// End of input.
+    End,
+    /// The waker was woken, or the caller was to stand aside, before a frame was read.
     Woken,
     /// The timeout passed (or a signal arrived) before a frame was readable.
     TimedOut,
 }
 
-/// An input whose wait for the next frame another thread can interrupt: what lets the worker read
-/// requests itself while idle and hand the reading back when a call starts.
+/// An input that either of two threads can read, whose wait another thread can interrupt: what
+/// lets the worker read requests itself while idle and hand the reading back when a call starts.
 pub(crate) trait WakeableInput: Send + Sync {
-    /// The next frame, unless `waker` is woken or `timeout` passes before one is readable.
-    fn read_line_or_wake(
+    /// Waits for the next frame and hands it to `handle` while still holding the input, so that
+    /// frames are handled in the order they arrived whichever thread reads them. Returns without
+    /// a frame when `stand_aside()` is true once the input is held, when `waker` is woken, or
+    /// when `timeout` passes first.
+    fn next_frame_or_wake(
         &self,
         waker: &Waker,
         timeout: Option<Duration>,
+        stand_aside: &dyn Fn() -> bool,
+        handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError>;
 }
 
 #[cfg(unix)]
 impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
-    fn read_line_or_wake(
+    fn next_frame_or_wake(
         &self,
         waker: &Waker,
         timeout: Option<Duration>,
+        stand_aside: &dyn Fn() -> bool,
+        handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
         use std::os::fd::AsFd as _;
         let mut reader = lock(&self.reader);
+        if stand_aside() {
+            return Ok(Awaited::Woken);
+        }
         loop {
             if reader.ready() {
-                return reader
-                    .next_frame()
-                    .map(Awaited::Frame)
-                    .map_err(TransportError::Read);
+                return match reader.next_frame().map_err(TransportError::Read)? {
+                    Some(frame) => {
+                        handle(frame);
+                        Ok(Awaited::Handled)
+                    }
+                    None => Ok(Awaited::End),
+                };
             }
             match wait_readable(reader.get_ref().as_fd(), waker, timeout)
                 .map_err(TransportError::Read)?
@@ -126,12 +141,21 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
 /// the server): a plain blocking read.
 #[cfg(not(unix))]
 impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
-    fn read_line_or_wake(
+    fn next_frame_or_wake(
         &self,
         _waker: &Waker,
         _timeout: Option<Duration>,
+        _stand_aside: &dyn Fn() -> bool,
+        handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
-        self.read_line().map(Awaited::Frame)
+        let mut reader = lock(&self.reader);
+        match reader.next_frame().map_err(TransportError::Read)? {
+            Some(frame) => {
+                handle(frame);
+                Ok(Awaited::Handled)
+            }
+            None => Ok(Awaited::End),
+        }
     }
 }
 

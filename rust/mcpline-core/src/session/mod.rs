@@ -49,18 +49,23 @@ impl Queued for Job {
     }
 }
 
-/// An input that either thread can read (see [`JobQueue::pop`]), and the waker that interrupts
-/// the reader thread's wait when the worker takes the reading turn.
+/// An input that either thread can read (see [`JobQueue::pop`]), and a waker for each thread's
+/// wait on it: the reader's when the worker takes the reading turn, both when the serve ends.
 pub(crate) struct Handoff {
     input: Arc<dyn WakeableInput>,
-    waker: Waker,
+    reader: Waker,
+    worker: Waker,
 }
 
 impl Handoff {
     /// A hand-off for `input`, if this platform can interrupt a wait on it.
     pub(crate) fn new(input: Arc<dyn WakeableInput>) -> Option<Self> {
-        match Waker::new() {
-            Ok(waker) => Some(Self { input, waker }),
+        match Waker::new().and_then(|reader| Ok((reader, Waker::new()?))) {
+            Ok((reader, worker)) => Some(Self {
+                input,
+                reader,
+                worker,
+            }),
             Err(e) => {
                 if e.kind() != std::io::ErrorKind::Unsupported {
                     log_line(&format!("reading stays on the reader thread: {e}"));
@@ -102,7 +107,8 @@ impl Session {
                 queue.abandon_quietly(ServeEnd::OutputClosed);
                 // A worker waiting on the input must notice that the serve is over.
                 if let Some(h) = &handoff {
-                    h.waker.wake();
+                    h.reader.wake();
+                    h.worker.wake();
                 }
             })
         };
@@ -138,7 +144,7 @@ impl Session {
         }
 
         let poll = self.stop_check.is_some().then_some(STOP_POLL);
-        let take_turn = self.handoff.as_ref().map(|h| move || h.waker.wake());
+        let take_turn = self.handoff.as_ref().map(|h| move || h.reader.wake());
         loop {
             // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
             // written there while the worker waits.
@@ -182,10 +188,17 @@ impl Session {
         let Some(handoff) = &self.handoff else {
             return false;
         };
-        match handoff.input.read_line_or_wake(&handoff.waker, poll) {
-            Ok(Awaited::Frame(Some(frame))) => self.handle_inbound(frame),
-            Ok(Awaited::Frame(None)) => self.input_ended(ServeEnd::EndOfInput),
-            Ok(Awaited::Woken) => {}
+        // A call the reader thread read and queued just before the worker took the turn must
+        // run, not wait behind the worker's wait for input.
+        let read = handoff.input.next_frame_or_wake(
+            &handoff.worker,
+            poll,
+            &|| self.queue.has_jobs(),
+            &mut |frame| self.handle_inbound(frame),
+        );
+        match read {
+            Ok(Awaited::Handled | Awaited::Woken) => {}
+            Ok(Awaited::End) => self.input_ended(ServeEnd::EndOfInput),
             Ok(Awaited::TimedOut) => return self.stop_requested(),
             Err(e) => {
                 log_line(&e.to_string());
@@ -230,11 +243,19 @@ impl Session {
                         return;
                     }
                     self.queue.reader_waiting(true);
-                    let read = handoff.input.read_line_or_wake(&handoff.waker, None);
+                    let read = handoff.input.next_frame_or_wake(
+                        &handoff.reader,
+                        None,
+                        &|| self.queue.worker_reads(),
+                        &mut |frame| {
+                            self.queue.reader_waiting(false);
+                            self.handle_inbound(frame);
+                        },
+                    );
                     self.queue.reader_waiting(false);
                     match read {
-                        Ok(Awaited::Frame(frame)) => Ok(frame),
-                        Ok(Awaited::Woken | Awaited::TimedOut) => continue,
+                        Ok(Awaited::Handled | Awaited::Woken | Awaited::TimedOut) => continue,
+                        Ok(Awaited::End) => Ok(None),
                         Err(e) => Err(e),
                     }
                 }
