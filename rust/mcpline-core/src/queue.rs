@@ -18,8 +18,6 @@ pub(crate) struct JobQueue<J> {
     state: Mutex<QueueState<J>>,
     /// Jobs, idleness, room in the queue, closing.
     changed: Condvar,
-    /// The reading turn came back to the reader thread, or the queue closed.
-    turn: Condvar,
     capacity: usize,
 }
 
@@ -40,8 +38,32 @@ struct QueueState<J> {
     /// run. (Whoever reads holds the input while handling the frame, so frames are handled in
     /// the order they arrived whichever thread read them.)
     worker_reads: bool,
+    /// The worker runs a call while it still holds the turn (lent; see [`Turn::lend`]).
+    lent: bool,
     /// The reader thread is waiting for input.
     reader_waiting: bool,
+}
+
+/// How the reading turn moves between the worker and the reader thread (see [`JobQueue::pop`]).
+pub(crate) trait Turn {
+    /// Interrupts the reader thread's wait (for input, or for the turn to come back).
+    fn wake_reader(&self);
+
+    /// The worker starts a call while holding the turn: arms the alarm that returns the turn to
+    /// the reader thread if the call runs long, and answers true; false when the turn must go
+    /// back at once (no alarm here, or the client is pipelining and the reader should read on).
+    fn lend(&self) -> bool;
+
+    /// The call ended before the alarm: disarms it.
+    fn take_back(&self);
+}
+
+/// What the reader thread should do about the turn.
+pub(crate) enum ReaderTurn {
+    Read,
+    /// The worker reads (or runs a call on a lent turn): wait for the waker or the alarm.
+    Parked,
+    Closed,
 }
 
 /// What [`JobQueue::pop`] found.
@@ -69,10 +91,10 @@ impl<J: Queued> JobQueue<J> {
                 waiters: 0,
                 pushers: 0,
                 worker_reads: false,
+                lent: false,
                 reader_waiting: false,
             }),
             changed: Condvar::new(),
-            turn: Condvar::new(),
             capacity: capacity.max(1),
         }
     }
@@ -140,21 +162,28 @@ impl<J: Queued> JobQueue<J> {
 
     /// The next job, waiting at most `poll` (forever when `None`).
     ///
-    /// With `take_turn` (the input can be read by either thread), an idle worker reads requests
+    /// With a `turn` (the input can be read by either thread), an idle worker reads requests
     /// itself: when it has nothing to run and the reader thread is only waiting for input, the
-    /// worker takes the reading turn (`take_turn` interrupts the reader's wait) and gets
-    /// [`Popped::Read`]. A lone request then goes from the input to its response on one thread,
-    /// with no hand-off. The turn goes back to the reader thread as soon as the worker takes a
-    /// job, so that pings and cancellations are read while a call runs.
-    pub(crate) fn pop(&self, poll: Option<Duration>, take_turn: Option<&dyn Fn()>) -> Popped<J> {
+    /// worker takes the reading turn (interrupting the reader's wait) and gets
+    /// [`Popped::Read`]. A lone request then goes from the input to its response on one thread.
+    /// The worker keeps the turn while it runs the call, lent ([`Turn::lend`]): the reader
+    /// thread takes it back when the call runs long ([`JobQueue::reclaim_lent_turn`]), so pings
+    /// and cancellations are read while a call runs, and a quick call wakes nobody.
+    pub(crate) fn pop(&self, poll: Option<Duration>, turn: Option<&dyn Turn>) -> Popped<J> {
         let mut st = lock(&self.state);
         loop {
             if let Some(job) = st.jobs.pop_front() {
                 st.running = Some(Arc::clone(job.flags()));
                 st.idle = false;
                 if st.worker_reads {
-                    st.worker_reads = false;
-                    self.turn.notify_all();
+                    if turn.is_some_and(Turn::lend) {
+                        st.lent = true;
+                    } else {
+                        st.worker_reads = false;
+                        if let Some(turn) = turn {
+                            turn.wake_reader();
+                        }
+                    }
                 }
                 let wake_pusher = st.pushers > 0 && st.jobs.len() <= self.low_water();
                 if wake_pusher {
@@ -168,16 +197,23 @@ impl<J: Queued> JobQueue<J> {
             let was_busy = !st.idle;
             st.running = None;
             st.idle = true;
+            if st.lent {
+                // The call ended before the alarm: the worker reads on.
+                st.lent = false;
+                if let Some(turn) = turn {
+                    turn.take_back();
+                }
+            }
             if was_busy && (st.waiters > 0 || st.pushers > 0) {
                 self.changed.notify_all();
             }
             if st.closed {
                 return Popped::Closed;
             }
-            if let Some(take_turn) = take_turn {
+            if let Some(turn) = turn {
                 if !st.worker_reads && st.reader_waiting {
                     st.worker_reads = true;
-                    take_turn();
+                    turn.wake_reader();
                 }
                 if st.worker_reads {
                     return Popped::Read;
@@ -191,14 +227,26 @@ impl<J: Queued> JobQueue<J> {
         }
     }
 
-    /// The reader thread's turn to read: waits while the worker reads. False once the queue is
-    /// closed.
-    pub(crate) fn reader_turn(&self) -> bool {
-        let mut st = lock(&self.state);
-        while st.worker_reads && !st.closed {
-            st = self.turn.wait(st).unwrap_or_else(PoisonError::into_inner);
+    /// Whether the reader thread may read now.
+    pub(crate) fn reader_turn(&self) -> ReaderTurn {
+        let st = lock(&self.state);
+        if st.closed {
+            ReaderTurn::Closed
+        } else if st.worker_reads {
+            ReaderTurn::Parked
+        } else {
+            ReaderTurn::Read
         }
-        !st.closed
+    }
+
+    /// The alarm of a lent turn went off: if the worker is still running that call, the reader
+    /// thread takes the turn back.
+    pub(crate) fn reclaim_lent_turn(&self) {
+        let mut st = lock(&self.state);
+        if st.lent {
+            st.lent = false;
+            st.worker_reads = false;
+        }
     }
 
     /// Whether the worker holds the reading turn (the reader thread then stands aside).
@@ -230,7 +278,6 @@ impl<J: Queued> JobQueue<J> {
     pub(crate) fn close(&self) {
         lock(&self.state).closed = true;
         self.changed.notify_all();
-        self.turn.notify_all();
     }
 
     /// Whether a call is waiting in the queue.

@@ -73,8 +73,9 @@ impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
     allow(dead_code, reason = "only unix inputs can be woken or time out")
 )]
 pub(crate) enum Awaited {
-    /// A frame was read and handled.
-    Handled,
+    /// A frame was read and handled; `more_ready` when another is already buffered (the client
+    /// is pipelining).
+    Handled { more_ready: bool },
     /// End of input.
     End,
     /// The waker was woken, or the caller was to stand aside, before a frame was read.
@@ -118,12 +119,14 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
                 return match reader.next_frame().map_err(TransportError::Read)? {
                     Some(frame) => {
                         handle(frame);
-                        Ok(Awaited::Handled)
+                        Ok(Awaited::Handled {
+                            more_ready: reader.ready(),
+                        })
                     }
                     None => Ok(Awaited::End),
                 };
             }
-            match wait_readable(reader.get_ref().as_fd(), waker, timeout)
+            match wait_readable(Some(reader.get_ref().as_fd()), waker, timeout)
                 .map_err(TransportError::Read)?
             {
                 Ready::Input => reader.fill_once().map_err(TransportError::Read)?,
@@ -152,7 +155,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         match reader.next_frame().map_err(TransportError::Read)? {
             Some(frame) => {
                 handle(frame);
-                Ok(Awaited::Handled)
+                Ok(Awaited::Handled { more_ready: false })
             }
             None => Ok(Awaited::End),
         }

@@ -7,6 +7,7 @@
 mod dispatch;
 
 use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -25,9 +26,9 @@ use crate::log::log_line;
 use crate::methods::{self, Handshake};
 use crate::outbox::Outbox;
 use crate::protocol::{LogLevel, Revision};
-use crate::queue::{JobQueue, Popped, Queued};
+use crate::queue::{JobQueue, Popped, Queued, ReaderTurn, Turn};
 use crate::registry::{RegisteredTool, Registry};
-use crate::sys::Waker;
+use crate::sys::{Alarm, Unparked, Waker, park};
 use crate::tool::ToolOutput;
 use crate::transport::{Awaited, Transport, WakeableInput};
 
@@ -49,12 +50,20 @@ impl Queued for Job {
     }
 }
 
-/// An input that either thread can read (see [`JobQueue::pop`]), and a waker for each thread's
-/// wait on it: the reader's when the worker takes the reading turn, both when the serve ends.
+/// How long a call may run on a turn lent to the worker before the reader thread takes the turn
+/// back (so a ping or a cancellation waits at most this long to be read).
+const LEND: Duration = Duration::from_millis(1);
+
+/// An input that either thread can read (see [`JobQueue::pop`]): a waker for each thread's wait
+/// on it (the reader's when the worker takes the turn, both when the serve ends) and the alarm
+/// that ends a lent turn.
 pub(crate) struct Handoff {
     input: Arc<dyn WakeableInput>,
     reader: Waker,
     worker: Waker,
+    alarm: Option<Alarm>,
+    /// The worker's last read left another frame buffered: the client is pipelining.
+    more_ready: AtomicBool,
 }
 
 impl Handoff {
@@ -65,6 +74,8 @@ impl Handoff {
                 input,
                 reader,
                 worker,
+                alarm: Alarm::new().ok(),
+                more_ready: AtomicBool::new(false),
             }),
             Err(e) => {
                 if e.kind() != std::io::ErrorKind::Unsupported {
@@ -72,6 +83,28 @@ impl Handoff {
                 }
                 None
             }
+        }
+    }
+}
+
+impl Turn for Handoff {
+    fn wake_reader(&self) {
+        self.reader.wake();
+    }
+
+    fn lend(&self) -> bool {
+        match &self.alarm {
+            Some(alarm) if !self.more_ready.load(Ordering::Relaxed) => {
+                alarm.arm(LEND);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn take_back(&self) {
+        if let Some(alarm) = &self.alarm {
+            alarm.disarm();
         }
     }
 }
@@ -144,17 +177,14 @@ impl Session {
         }
 
         let poll = self.stop_check.is_some().then_some(STOP_POLL);
-        let take_turn = self.handoff.as_ref().map(|h| move || h.reader.wake());
+        let turn = self.handoff.as_deref().map(|h| h as &dyn Turn);
         loop {
             // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
             // written there while the worker waits.
             if !self.queue.has_jobs() {
                 let _ = capture::settle();
             }
-            let job = match self
-                .queue
-                .pop(poll, take_turn.as_ref().map(|f| f as &dyn Fn()))
-            {
+            let job = match self.queue.pop(poll, turn) {
                 Popped::Job(job) => job,
                 Popped::Read => {
                     if self.read_as_worker(poll) {
@@ -179,6 +209,9 @@ impl Session {
             }
         }
         let _ = capture::settle();
+        if let Some(handoff) = &self.handoff {
+            handoff.reader.wake();
+        }
         self.queue.end().unwrap_or(ServeEnd::EndOfInput)
     }
 
@@ -197,7 +230,10 @@ impl Session {
             &mut |frame| self.handle_inbound(frame),
         );
         match read {
-            Ok(Awaited::Handled | Awaited::Woken) => {}
+            Ok(Awaited::Handled { more_ready }) => {
+                handoff.more_ready.store(more_ready, Ordering::Relaxed);
+            }
+            Ok(Awaited::Woken) => {}
             Ok(Awaited::End) => self.input_ended(ServeEnd::EndOfInput),
             Ok(Awaited::TimedOut) => return self.stop_requested(),
             Err(e) => {
@@ -238,9 +274,16 @@ impl Session {
             }
             let read = match &self.handoff {
                 Some(handoff) => {
-                    if !self.queue.reader_turn() {
+                    match self.queue.reader_turn() {
+                        ReaderTurn::Read => {}
+                        ReaderTurn::Parked => {
+                            if park(&handoff.reader, handoff.alarm.as_ref()) == Unparked::Alarm {
+                                self.queue.reclaim_lent_turn();
+                            }
+                            continue;
+                        }
                         // The worker read the end of the input (or the serve stopped).
-                        return;
+                        ReaderTurn::Closed => return,
                     }
                     self.queue.reader_waiting(true);
                     let read = handoff.input.next_frame_or_wake(
@@ -254,7 +297,9 @@ impl Session {
                     );
                     self.queue.reader_waiting(false);
                     match read {
-                        Ok(Awaited::Handled | Awaited::Woken | Awaited::TimedOut) => continue,
+                        Ok(Awaited::Handled { .. } | Awaited::Woken | Awaited::TimedOut) => {
+                            continue;
+                        }
                         Ok(Awaited::End) => Ok(None),
                         Err(e) => Err(e),
                     }
@@ -295,6 +340,10 @@ impl Session {
     fn input_ended(&self, end: ServeEnd) {
         self.queue.set_end(end);
         self.queue.close();
+        if let Some(handoff) = &self.handoff {
+            // A parked reader thread must see that the serve is over.
+            handoff.reader.wake();
+        }
         if end == ServeEnd::EndOfInput {
             self.shutdown_after_grace();
         }

@@ -5,6 +5,8 @@
 //!   the C runtime's buffers, private copies of the protocol streams).
 //! - `wait_unix`: waiting for input that another thread can interrupt (`poll` and a self-pipe),
 //!   so the worker can read requests itself while it has nothing to run.
+//! - `alarm_linux`: a `timerfd` that gives a lent reading turn back to the reader thread when a
+//!   call runs long (elsewhere the turn goes back at once).
 //! - `parent_windows`: a handle to the parent process for the parent-death watch (unix needs no
 //!   shim: `std::os::unix::process::parent_id` is safe).
 
@@ -16,11 +18,19 @@ pub(crate) use unix::*;
 #[cfg(unix)]
 mod wait_unix;
 #[cfg(unix)]
-pub(crate) use wait_unix::{Ready, Waker, wait_readable};
+pub(crate) use wait_unix::{Ready, Unparked, Waker, park, wait_readable};
+#[cfg(target_os = "linux")]
+mod alarm_linux;
+#[cfg(target_os = "linux")]
+pub(crate) use alarm_linux::Alarm;
+#[cfg(not(target_os = "linux"))]
+mod alarm_none;
+#[cfg(not(target_os = "linux"))]
+pub(crate) use alarm_none::Alarm;
 #[cfg(not(unix))]
 mod wait_other;
 #[cfg(not(unix))]
-pub(crate) use wait_other::Waker;
+pub(crate) use wait_other::{Unparked, Waker, park};
 
 #[cfg(windows)]
 mod windows;

@@ -15,3 +15,19 @@ impl Waker {
 
     pub(crate) fn wake(&self) {}
 }
+
+/// Why [`park`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    dead_code,
+    reason = "the same variants as where parking is implemented"
+)]
+pub(crate) enum Unparked {
+    Woken,
+    Alarm,
+}
+
+/// Never called here (no [`Waker`] exists).
+pub(crate) fn park(_waker: &Waker, _alarm: Option<&super::Alarm>) -> Unparked {
+    Unparked::Woken
+}

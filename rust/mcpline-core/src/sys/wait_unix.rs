@@ -77,11 +77,12 @@ impl Waker {
 }
 
 /// Waits until `input` is readable, `waker` is woken, or `timeout` passes (forever when `None`).
+/// Without an input, waits for the waker (or the timeout) alone.
 ///
 /// # Errors
 /// `poll` failed for a reason other than a signal.
 pub(crate) fn wait_readable(
-    input: BorrowedFd<'_>,
+    input: Option<BorrowedFd<'_>>,
     waker: &Waker,
     timeout: Option<Duration>,
 ) -> io::Result<Ready> {
@@ -92,7 +93,8 @@ pub(crate) fn wait_readable(
             revents: 0,
         },
         libc::pollfd {
-            fd: input.as_raw_fd(),
+            // A negative descriptor is ignored by poll.
+            fd: input.map_or(-1, |fd| fd.as_raw_fd()),
             events: libc::POLLIN,
             revents: 0,
         },
@@ -117,5 +119,40 @@ pub(crate) fn wait_readable(
         Ok(Ready::Input)
     } else {
         Ok(Ready::TimedOut)
+    }
+}
+
+/// Why [`park`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unparked {
+    /// The waker was woken (and drained).
+    Woken,
+    /// The alarm expired (and was cleared), or a signal interrupted the wait.
+    Alarm,
+}
+
+#[cfg(target_os = "linux")]
+fn alarm_fd(alarm: Option<&super::Alarm>) -> Option<BorrowedFd<'_>> {
+    alarm.map(super::Alarm::as_fd)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn alarm_fd(_alarm: Option<&super::Alarm>) -> Option<BorrowedFd<'_>> {
+    None
+}
+
+/// Waits for `waker`, or for `alarm` to expire.
+pub(crate) fn park(waker: &Waker, alarm: Option<&super::Alarm>) -> Unparked {
+    match wait_readable(alarm_fd(alarm), waker, None) {
+        Ok(Ready::Woken) => {
+            waker.drain();
+            Unparked::Woken
+        }
+        Ok(Ready::Input | Ready::TimedOut) | Err(_) => {
+            if let Some(alarm) = alarm {
+                alarm.clear();
+            }
+            Unparked::Alarm
+        }
     }
 }
