@@ -1,0 +1,21 @@
+"""While the server waits for the next request, fds 1 and 2 point at the real stderr: what a
+background thread writes between calls reaches the log at once, not when the next call comes."""
+
+import time
+
+from conftest import SERVERS_DIR
+
+SERVER = SERVERS_DIR / "idle_output_server.py"
+
+
+def test_output_written_while_the_server_waits_reaches_stderr_without_another_call(spawn):
+    server = spawn(SERVER)
+    server.initialize()
+    result = server.call("quiet_then_later", {"delay": 0.2})
+    assert result["content"][0]["text"] == "ok"
+    deadline = time.monotonic() + 5
+    while "WRITTEN-WHILE-IDLE" not in server.stderr_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "WRITTEN-WHILE-IDLE\n" in server.stderr_text()
+    server.close_stdin()
+    assert server.wait(10) == 0
