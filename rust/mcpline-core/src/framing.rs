@@ -119,7 +119,6 @@ impl<R: Read> LineReader<R> {
     /// Whether [`LineReader::next_frame`] can make progress without waiting for input: a whole
     /// line or the end of input is buffered, or the buffered part of a line is already over the
     /// cap (the rest is then read and dropped up to the newline).
-    #[cfg(unix)]
     pub(crate) fn ready(&self) -> bool {
         let pending = &self.buf[self.start..];
         self.eof || pending.len() > self.max_line || memchr(b'\n', pending).is_some()

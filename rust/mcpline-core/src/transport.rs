@@ -116,15 +116,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         }
         loop {
             if reader.ready() {
-                return match reader.next_frame().map_err(TransportError::Read)? {
-                    Some(frame) => {
-                        handle(frame);
-                        Ok(Awaited::Handled {
-                            more_ready: reader.ready(),
-                        })
-                    }
-                    None => Ok(Awaited::End),
-                };
+                return hand_over(&mut reader, handle);
             }
             match wait_readable(Some(reader.get_ref().as_fd()), waker, timeout)
                 .map_err(TransportError::Read)?
@@ -151,14 +143,23 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         _stand_aside: &dyn Fn() -> bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
-        let mut reader = lock(&self.reader);
-        match reader.next_frame().map_err(TransportError::Read)? {
-            Some(frame) => {
-                handle(frame);
-                Ok(Awaited::Handled { more_ready: false })
-            }
-            None => Ok(Awaited::End),
+        hand_over(&mut lock(&self.reader), handle)
+    }
+}
+
+/// Reads the next frame and hands it to `handle` (the caller holds the input).
+fn hand_over<R: Read>(
+    reader: &mut LineReader<R>,
+    handle: &mut dyn FnMut(Inbound),
+) -> Result<Awaited, TransportError> {
+    match reader.next_frame().map_err(TransportError::Read)? {
+        Some(frame) => {
+            handle(frame);
+            Ok(Awaited::Handled {
+                more_ready: reader.ready(),
+            })
         }
+        None => Ok(Awaited::End),
     }
 }
 
