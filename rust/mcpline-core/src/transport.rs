@@ -73,9 +73,9 @@ impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
     allow(dead_code, reason = "only unix inputs can be woken or time out")
 )]
 pub(crate) enum Awaited {
-    /// A frame was read and handled; `more_ready` when another is already buffered (the client
-    /// is pipelining).
-    Handled { more_ready: bool },
+    /// A frame was read and handled; `pipelined` when it was already there when the wait
+    /// began, or another one is already buffered (the client sends without waiting for answers).
+    Handled { pipelined: bool },
     /// End of input.
     End,
     /// The waker was woken, or the caller was to stand aside, before a frame was read.
@@ -114,11 +114,18 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         if stand_aside() {
             return Ok(Awaited::Woken);
         }
+        // First a look without waiting: input already there means a pipelining client.
+        let mut waited = false;
         loop {
             if reader.ready() {
-                return hand_over(&mut reader, handle);
+                return hand_over(&mut reader, handle, !waited);
             }
-            match wait_readable(Some(reader.get_ref().as_fd()), waker, timeout)
+            let wait = if waited {
+                timeout
+            } else {
+                Some(Duration::ZERO)
+            };
+            match wait_readable(Some(reader.get_ref().as_fd()), waker, wait)
                 .map_err(TransportError::Read)?
             {
                 Ready::Input => reader.fill_once().map_err(TransportError::Read)?,
@@ -126,6 +133,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
                     waker.drain();
                     return Ok(Awaited::Woken);
                 }
+                Ready::TimedOut if !waited => waited = true,
                 Ready::TimedOut => return Ok(Awaited::TimedOut),
             }
         }
@@ -143,7 +151,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         _stand_aside: &dyn Fn() -> bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
-        hand_over(&mut lock(&self.reader), handle)
+        hand_over(&mut lock(&self.reader), handle, false)
     }
 }
 
@@ -151,12 +159,13 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
 fn hand_over<R: Read>(
     reader: &mut LineReader<R>,
     handle: &mut dyn FnMut(Inbound),
+    was_there: bool,
 ) -> Result<Awaited, TransportError> {
     match reader.next_frame().map_err(TransportError::Read)? {
         Some(frame) => {
             handle(frame);
             Ok(Awaited::Handled {
-                more_ready: reader.ready(),
+                pipelined: was_there || reader.ready(),
             })
         }
         None => Ok(Awaited::End),

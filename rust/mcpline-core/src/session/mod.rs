@@ -74,8 +74,9 @@ pub(crate) struct Handoff {
     reader: Waker,
     worker: Waker,
     alarm: Option<Alarm>,
-    /// The worker's last read left another frame buffered: the client is pipelining.
-    more_ready: AtomicBool,
+    /// The worker's last request was there before it waited, or another one followed it: the
+    /// client is pipelining, and the reader thread should read on while calls run.
+    pipelined: AtomicBool,
 }
 
 impl Handoff {
@@ -87,7 +88,7 @@ impl Handoff {
                 reader,
                 worker,
                 alarm: Alarm::new().ok(),
-                more_ready: AtomicBool::new(false),
+                pipelined: AtomicBool::new(false),
             }),
             Err(e) => {
                 if e.kind() != std::io::ErrorKind::Unsupported {
@@ -106,7 +107,7 @@ impl Turn for Handoff {
 
     fn lend(&self) -> bool {
         match &self.alarm {
-            Some(alarm) if !self.more_ready.load(Ordering::Relaxed) => {
+            Some(alarm) if !self.pipelined.load(Ordering::Relaxed) => {
                 alarm.arm(LEND);
                 true
             }
@@ -260,8 +261,8 @@ impl Session {
             &mut |frame| self.handle_inbound(frame),
         );
         match read {
-            Ok(Awaited::Handled { more_ready }) => {
-                handoff.more_ready.store(more_ready, Ordering::Relaxed);
+            Ok(Awaited::Handled { pipelined }) => {
+                handoff.pipelined.store(pipelined, Ordering::Relaxed);
             }
             Ok(Awaited::Woken) => {}
             Ok(Awaited::End) => self.input_ended(ServeEnd::EndOfInput),

@@ -99,8 +99,10 @@ pub(crate) fn wait_readable(
             revents: 0,
         },
     ];
+    // Whole milliseconds, rounded up so that a short wait is not a busy look (zero stays zero).
     let millis = timeout.map_or(-1, |d| {
-        libc::c_int::try_from(d.as_millis().max(1)).unwrap_or(libc::c_int::MAX)
+        let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+        libc::c_int::try_from(ms).unwrap_or(libc::c_int::MAX)
     });
     // SAFETY: `fds` is a live array of two initialised pollfd structs and its length is passed.
     let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
