@@ -124,6 +124,12 @@ impl<R: Read> LineReader<R> {
         self.eof || pending.len() > self.max_line || memchr(b'\n', pending).is_some()
     }
 
+    /// Whether any bytes of a next line are buffered.
+    #[cfg(unix)]
+    pub(crate) fn has_pending(&self) -> bool {
+        self.start < self.buf.len()
+    }
+
     /// The input being framed.
     #[cfg(unix)]
     pub(crate) fn get_ref(&self) -> &R {

@@ -73,8 +73,8 @@ impl<R: Read + Send, W: Write + Send> Transport for StdioTransport<R, W> {
     allow(dead_code, reason = "only unix inputs can be woken or time out")
 )]
 pub(crate) enum Awaited {
-    /// A frame was read and handled; `pipelined` when it was already there when the wait
-    /// began, or another one is already buffered (the client sends without waiting for answers).
+    /// A frame was read and handled; `pipelined` when more input already follows it (the
+    /// client sends without waiting for answers).
     Handled { pipelined: bool },
     /// End of input.
     End,
@@ -114,18 +114,25 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         if stand_aside() {
             return Ok(Awaited::Woken);
         }
-        // First a look without waiting: input already there means a pipelining client.
-        let mut waited = false;
         loop {
             if reader.ready() {
-                return hand_over(&mut reader, handle, !waited);
+                let handled = hand_over(&mut reader, handle)?;
+                // More input right behind this frame means a pipelining client (one more look,
+                // without waiting).
+                return Ok(match handled {
+                    Awaited::Handled { pipelined: false } => Awaited::Handled {
+                        pipelined: reader.has_pending()
+                            || wait_readable(
+                                Some(reader.get_ref().as_fd()),
+                                waker,
+                                Some(Duration::ZERO),
+                            )
+                            .is_ok_and(|ready| ready == Ready::Input),
+                    },
+                    other => other,
+                });
             }
-            let wait = if waited {
-                timeout
-            } else {
-                Some(Duration::ZERO)
-            };
-            match wait_readable(Some(reader.get_ref().as_fd()), waker, wait)
+            match wait_readable(Some(reader.get_ref().as_fd()), waker, timeout)
                 .map_err(TransportError::Read)?
             {
                 Ready::Input => reader.fill_once().map_err(TransportError::Read)?,
@@ -133,7 +140,6 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
                     waker.drain();
                     return Ok(Awaited::Woken);
                 }
-                Ready::TimedOut if !waited => waited = true,
                 Ready::TimedOut => return Ok(Awaited::TimedOut),
             }
         }
@@ -151,7 +157,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         _stand_aside: &dyn Fn() -> bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
-        hand_over(&mut lock(&self.reader), handle, false)
+        hand_over(&mut lock(&self.reader), handle)
     }
 }
 
@@ -159,13 +165,12 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
 fn hand_over<R: Read>(
     reader: &mut LineReader<R>,
     handle: &mut dyn FnMut(Inbound),
-    was_there: bool,
 ) -> Result<Awaited, TransportError> {
     match reader.next_frame().map_err(TransportError::Read)? {
         Some(frame) => {
             handle(frame);
             Ok(Awaited::Handled {
-                pipelined: was_there || reader.ready(),
+                pipelined: reader.ready(),
             })
         }
         None => Ok(Awaited::End),
