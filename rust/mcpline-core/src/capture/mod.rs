@@ -358,12 +358,7 @@ impl Capture {
         };
         if cell.protect.is_some() && matches!(cell.streams, Streams::Capturing { .. }) {
             sys::flush_c_stdio();
-            // Park only on a file fds 1 and 2 still point at: a tool that closed or re-pointed
-            // them must not leave the next call writing there.
-            let parkable = file_len(&file).is_ok_and(|len| len == 0)
-                && sys::points_at(STDOUT, &file)
-                && sys::points_at(STDERR, &file);
-            if parkable {
+            if file_len(&file).is_ok_and(|len| len == 0) {
                 let Streams::Capturing { home } = cell.take_streams() else {
                     unreachable!("matched as capturing above");
                 };

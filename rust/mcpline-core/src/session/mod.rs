@@ -50,18 +50,6 @@ impl Queued for Job {
     }
 }
 
-/// How long fds 1 and 2 may stay parked after a quiet call while the worker waits for the next
-/// request itself (a client in lockstep sends it sooner; the capture file is then taken over).
-const PARK_GRACE: Duration = Duration::from_millis(1);
-
-/// What [`Session::read_as_worker`] did.
-enum WorkerRead {
-    /// Read (and handled) a frame, or found something else to do first.
-    Read,
-    /// Nothing arrived in time.
-    TimedOut,
-}
-
 /// How long a call may run on a turn lent to the worker before the reader thread takes the turn
 /// back (so a ping or a cancellation waits at most this long to be read).
 const LEND: Duration = Duration::from_millis(1);
@@ -191,39 +179,22 @@ impl Session {
 
         let poll = self.stop_check.is_some().then_some(STOP_POLL);
         let turn = self.handoff.as_deref().map(|h| h as &dyn Turn);
-        // Right after a call, fds 1 and 2 may be parked for the next one (see `capture`).
-        let mut after_call = false;
         loop {
-            // Nothing may wait long in a parked capture file: settle before waiting for work,
-            // except when the worker is about to read the next request itself, which settles if
-            // that request does not come within PARK_GRACE.
-            let reads_next_itself = after_call && self.handoff.is_some();
-            if !reads_next_itself && !self.queue.has_jobs() {
+            // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
+            // written there while the worker waits.
+            if !self.queue.has_jobs() {
                 let _ = capture::settle();
             }
             let job = match self.queue.pop(poll, turn) {
                 Popped::Job(job) => job,
                 Popped::Read => {
-                    let first = if after_call {
-                        Some(poll.map_or(PARK_GRACE, |p| p.min(PARK_GRACE)))
-                    } else {
-                        poll
-                    };
-                    after_call = false;
-                    match self.read_as_worker(first) {
-                        WorkerRead::Read => {}
-                        WorkerRead::TimedOut => {
-                            // The loop settles fds 1 and 2 before the next wait.
-                            if self.stop_requested() {
-                                break;
-                            }
-                        }
+                    if self.read_as_worker(poll) {
+                        break;
                     }
                     continue;
                 }
                 Popped::Closed => break,
                 Popped::Idle => {
-                    after_call = false;
                     if self.stop_requested() {
                         break;
                     }
@@ -234,7 +205,6 @@ impl Session {
                 continue;
             }
             self.run_job(job);
-            after_call = true;
             if self.stop_requested() {
                 break;
             }
@@ -247,16 +217,16 @@ impl Session {
     }
 
     /// The worker holds the reading turn: reads and handles one frame (a tool call it reads is
-    /// queued, and the next `pop` runs it on this thread), waiting at most `timeout`.
-    fn read_as_worker(&self, timeout: Option<Duration>) -> WorkerRead {
+    /// queued, and the next `pop` runs it on this thread). True when the serve must stop.
+    fn read_as_worker(&self, poll: Option<std::time::Duration>) -> bool {
         let Some(handoff) = &self.handoff else {
-            return WorkerRead::Read;
+            return false;
         };
         // A call the reader thread read and queued just before the worker took the turn must
         // run, not wait behind the worker's wait for input.
         let read = handoff.input.next_frame_or_wake(
             &handoff.worker,
-            timeout,
+            poll,
             &|| self.queue.has_jobs(),
             &mut |frame| self.handle_inbound(frame),
         );
@@ -266,13 +236,13 @@ impl Session {
             }
             Ok(Awaited::Woken) => {}
             Ok(Awaited::End) => self.input_ended(ServeEnd::EndOfInput),
-            Ok(Awaited::TimedOut) => return WorkerRead::TimedOut,
+            Ok(Awaited::TimedOut) => return self.stop_requested(),
             Err(e) => {
                 log_line(&e.to_string());
                 self.input_ended(ServeEnd::ReadFailed);
             }
         }
-        WorkerRead::Read
+        false
     }
 
     /// Runs the stop check; when it fires, stops taking work and answers what is queued.

@@ -141,25 +141,3 @@ pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
 pub(crate) fn redirect(fd: RawFd, file: &FileFd<'_>) -> io::Result<()> {
     dup2(file.0.as_raw_fd(), fd)
 }
-
-/// Whether standard descriptor `fd` is open on the same file as `file` (`fstat` on both; the
-/// file's identity is read each time, two cheap calls without I/O).
-#[allow(
-    clippy::useless_conversion,
-    reason = "st_dev and st_ino are not u64 on every unix"
-)]
-pub(crate) fn points_at(fd: RawFd, file: &File) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = file.metadata() else {
-        return false;
-    };
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat writes one `struct stat` into the live, correctly sized buffer it is given;
-    // an invalid or closed `fd` yields EBADF and leaves the buffer unread.
-    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } != 0 {
-        return false;
-    }
-    // SAFETY: fstat returned 0, so it initialised the whole struct.
-    let stat = unsafe { stat.assume_init() };
-    u64::from(stat.st_dev) == meta.dev() && u64::from(stat.st_ino) == meta.ino()
-}

@@ -426,11 +426,3 @@ pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
 pub(crate) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
     Session::open()?.dup2(file.fd, fd)
 }
-
-/// Whether standard descriptor `fd` is still open on `file`. Not checked on Windows: assumed,
-/// as a tool that re-points fds 1 or 2 is rare there (CRT descriptors are seldom `_dup2`-ed by
-/// hand).
-#[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
-pub(crate) fn points_at(_fd: i32, _file: &File) -> bool {
-    true
-}
