@@ -735,6 +735,11 @@ def test_shapes_are_immutable() -> None:
         shape.name = "other"  # type: ignore[misc]
 
 
+def test_a_shape_built_without_every_field_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"ToolShape\(\) missing fields: .*input_schema"):
+        ToolShape(name="t")  # type: ignore[call-arg]
+
+
 def test_typeddict_markers_written_as_strings_are_honoured(load_module: ModuleLoader) -> None:
     source = (
         "from __future__ import annotations\n"

@@ -60,6 +60,13 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: object) -> object:
+        """At run time a no-op; to a type checker, ``typing.dataclass_transform``."""
+        return lambda cls: cls
+
 
 def import_module(name: str) -> ModuleType:
     """``importlib.import_module`` for an absolute name, without importing ``importlib`` (which
@@ -106,11 +113,20 @@ def loaded(module: str, name: str) -> Any:
     return getattr(sys.modules.get(module), name, _Absent)
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 class Value:
     """An immutable value: its fields are its ``__slots__``, which ``==``, ``hash`` and ``repr``
-    use. A subclass declares ``__slots__`` and an ``__init__`` that calls ``self._init``."""
+    use. A subclass declares ``__slots__`` and annotates each field; its constructor takes every
+    field as a keyword (type-checked like a frozen dataclass's), unless it defines its own
+    ``__init__`` that calls ``self._init``."""
 
     __slots__: tuple[str, ...] = ()
+
+    def __init__(self, **fields: Any) -> None:
+        missing = [name for name in self.__slots__ if name not in fields]
+        if missing:
+            raise TypeError(f"{type(self).__name__}() missing fields: {', '.join(missing)}")
+        self._init(**fields)
 
     def _init(self, **fields: Any) -> None:
         for name, value in fields.items():

@@ -69,33 +69,6 @@ class ToolOptions(Value):
     output: OutputMode | None
     timeout: float | None
 
-    def __init__(
-        self,
-        *,
-        name: str | None,
-        title: str | None,
-        description: str | None,
-        read_only: bool | None,
-        destructive: bool | None,
-        idempotent: bool | None,
-        open_world: bool | None,
-        strict: bool,
-        output: OutputMode | None,
-        timeout: float | None,
-    ) -> None:
-        self._init(
-            name=name,
-            title=title,
-            description=description,
-            read_only=read_only,
-            destructive=destructive,
-            idempotent=idempotent,
-            open_world=open_world,
-            strict=strict,
-            output=output,
-            timeout=timeout,
-        )
-
 
 class ToolShape(Value):
     """Everything the server needs to list and call one tool.
@@ -103,7 +76,7 @@ class ToolShape(Value):
     ``input_schema`` and ``output_schema`` are built afresh by each ``describe`` call;
     ``wraps_output`` says that the tool's return value must be sent as ``{"result": value}``
     because its schema is not an object schema. ``param_types`` holds the resolved annotation
-    of each parameter in ``param_names`` (``object`` where there is none).
+    of each parameter, in signature order (``object`` where there is none).
     """
 
     __slots__ = (
@@ -113,7 +86,6 @@ class ToolShape(Value):
         "is_async",
         "name",
         "output_schema",
-        "param_names",
         "param_types",
         "wraps_output",
     )
@@ -125,31 +97,11 @@ class ToolShape(Value):
     context_param: str | None
     is_async: bool
     param_types: dict[str, Any]
-    param_names: tuple[str, ...]
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        description: str | None,
-        input_schema: dict[str, Any],
-        output_schema: dict[str, Any] | None,
-        wraps_output: bool,
-        context_param: str | None,
-        is_async: bool,
-        param_types: dict[str, Any],
-    ) -> None:
-        self._init(
-            name=name,
-            description=description,
-            input_schema=input_schema,
-            output_schema=output_schema,
-            wraps_output=wraps_output,
-            context_param=context_param,
-            is_async=is_async,
-            param_types=param_types,
-            param_names=tuple(param_types),
-        )
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """The parameters' names in signature order."""
+        return tuple(self.param_types)
 
 
 def describe(
