@@ -43,7 +43,11 @@ pub(crate) fn invoke(
         .spec
         .timeout
         .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+    let pid = std::process::id();
     let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
+    if std::process::id() != pid {
+        forked_child_returned(&tool.spec.name);
+    }
     drop(timer);
     let mut output = match outcome {
         Ok(output) => output,
@@ -85,6 +89,30 @@ pub(crate) fn invoke(
         }
     }
     output
+}
+
+/// A process the tool forked has come back out of the tool (it raised, returned or called
+/// `sys.exit`): it must not go on serving the parent's requests on the parent's pipes. It says so
+/// on its stderr (the parent's capture, when there is one) and exits at once, without flushing
+/// the stdio buffers it copied from the parent.
+fn forked_child_returned(tool: &str) -> ! {
+    let line = format!(
+        "[mcpline] a child process forked by tool {tool:?} (pid {}) left the tool; it exits \
+         here instead of serving (end forked children with os._exit)\n",
+        std::process::id()
+    );
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+    exit_forked_child()
+}
+
+#[cfg(unix)]
+fn exit_forked_child() -> ! {
+    crate::sys::exit_now(1)
+}
+
+#[cfg(not(unix))]
+fn exit_forked_child() -> ! {
+    unreachable!("only unix processes fork")
 }
 
 /// Cancels a call when its time limit passes.

@@ -17,8 +17,8 @@
 //!   returns [`CaptureError::AlreadyActive`] and leaves the first capture untouched.
 //! - Restoration rides `Drop`: a panicking tool, or an early return, cannot leave the process mute.
 //!   Restoring is idempotent ([`Capture::finish`] then `Drop` restores once).
-//! - Buffers: `begin` and `finish` flush the C runtime's stdio buffers (`fflush(NULL)`; on Windows
-//!   the UCRT's `fflush`). Language-level buffers (Python's `sys.stdout`/`sys.stderr`, Rust's
+//! - Buffers: `begin` and `finish` flush the C runtime's `stdout` and `stderr` (on Windows the
+//!   UCRT's), before taking the cell's lock. Language-level buffers (Python's `sys.stdout`/`sys.stderr`, Rust's
 //!   `std::io::stdout()` line buffer) are the caller's job, before `begin` and before `finish`.
 //! - A standard descriptor that is closed when a guard needs it gets the null device parked on it
 //!   first (as pytest's `FDCapture` does), so restoring is always well defined; the null device
@@ -32,7 +32,7 @@
 //! The server brackets every tool call with `begin`/`finish`, so a cycle is kept to a handful of
 //! system calls. On unix an empty cycle is: `fcntl(F_DUPFD_CLOEXEC)` x2 and `dup2` x2 to begin,
 //! `dup2` x2, `close` x2 and `lseek` to finish, one `lseek` to check the reused file, plus two
-//! `fflush(NULL)` (no system call when no C buffer holds data) and one uncontended mutex.
+//! `fflush` pairs (no system call when no C buffer holds data) and one uncontended mutex.
 //!
 //! While [`ProtectedStdio`] is installed (a server is running) the process's standard
 //! descriptors belong to the cell, so the copies of fds 1 and 2 a capture restored are kept for
@@ -57,9 +57,9 @@
 //!
 //! # Caveats
 //!
-//! - `fflush(NULL)` locks every C stream in turn; a thread blocked inside a C stdio read (for
-//!   example `fgets(stdin)`) blocks it. While [`ProtectedStdio`] is installed fd 0 is the null
-//!   device, so such a read ends at once.
+//! - Only C's `stdout` and `stderr` are flushed (`fflush(NULL)` would wait for any thread blocked
+//!   in a C read): a `FILE` that C code opened on fd 1 or 2 itself (`fdopen`) and left unflushed
+//!   writes its buffer wherever that descriptor points when it is finally flushed.
 //! - Windows: the C runtime's `_dup2` closes the OS handle that the target fd held. Objects that
 //!   cached that handle (`CPython`'s console writer `_WindowsConsoleIO` caches it when
 //!   stdout/stderr is a console) must be re-created by the caller after a redirection.
@@ -159,15 +159,7 @@ impl Cell {
         std::mem::replace(&mut self.streams, Streams::Idle { kept: None })
     }
 
-    /// The copy of the real stderr while fd 2 is redirected (capturing or parked).
-    fn real_stderr(&self) -> Option<&sys::SavedFd> {
-        match &self.streams {
-            Streams::Capturing { home } | Streams::Parked { home, .. } => Some(&home.err),
-            Streams::Idle { .. } => None,
-        }
-    }
-
-    /// Ends an active capture: flushes C stdio and points fds 1 and 2 home. Idempotent.
+    /// Ends an active capture: points fds 1 and 2 home (the caller flushed C stdio). Idempotent.
     fn end_capture(&mut self) -> Result<(), CaptureError> {
         if !matches!(self.streams, Streams::Capturing { .. }) {
             return Ok(());
@@ -175,15 +167,14 @@ impl Cell {
         let Streams::Capturing { home } = self.take_streams() else {
             unreachable!("matched as capturing above");
         };
-        sys::flush_c_stdio();
         let restored = go_home(&home);
         let kept = (self.protect.is_some() && restored.is_ok()).then_some(home);
         self.set_streams(Streams::Idle { kept });
         restored
     }
 
-    /// Points parked fds 1 and 2 home. Bytes that reached the parked file belong to no call:
-    /// they are passed on to the real stderr as they are.
+    /// Points parked fds 1 and 2 home (the caller flushed C stdio). Bytes that reached the
+    /// parked file belong to no call: they are passed on to the real stderr as they are.
     fn unpark(&mut self) -> Result<(), CaptureError> {
         if !matches!(self.streams, Streams::Parked { .. }) {
             return Ok(());
@@ -191,7 +182,6 @@ impl Cell {
         let Streams::Parked { home, file } = self.take_streams() else {
             unreachable!("matched as parked above");
         };
-        sys::flush_c_stdio();
         let restored = go_home(&home);
         self.set_streams(Streams::Idle { kept: Some(home) });
         let len = file_len(&file).unwrap_or(0);
@@ -289,12 +279,13 @@ impl Capture {
     /// [`CaptureError::Descriptor`] if a descriptor cannot be copied or redirected (nothing is
     /// left redirected then); [`CaptureError::CrtUnavailable`] on Windows without the UCRT.
     pub fn begin() -> Result<Self, CaptureError> {
+        sys::init()?;
+        // Outside the lock: a C stream that is slow to flush holds up nobody else's log line.
+        sys::flush_c_stdio();
         let mut cell = cell();
         if matches!(cell.streams, Streams::Capturing { .. }) {
             return Err(CaptureError::AlreadyActive);
         }
-        sys::init()?;
-        sys::flush_c_stdio();
         // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
         if let Streams::Parked { file, .. } = &cell.streams {
             if file_len(file).is_ok_and(|len| len == 0) {
@@ -352,19 +343,20 @@ impl Capture {
     /// [`CaptureError::Descriptor`] if a descriptor cannot be restored (both are attempted);
     /// [`CaptureError::CaptureFile`] if the size of the capture file cannot be read.
     pub fn finish(mut self) -> Result<Captured, CaptureError> {
-        let mut cell = cell();
         let Some(file) = self.file.take() else {
             return Ok(Captured { file: None, len: 0 });
         };
-        if cell.protect.is_some() && matches!(cell.streams, Streams::Capturing { .. }) {
-            sys::flush_c_stdio();
-            if file_len(&file).is_ok_and(|len| len == 0) {
-                let Streams::Capturing { home } = cell.take_streams() else {
-                    unreachable!("matched as capturing above");
-                };
-                cell.set_streams(Streams::Parked { home, file });
-                return Ok(Captured { file: None, len: 0 });
-            }
+        sys::flush_c_stdio();
+        let mut cell = cell();
+        let parks = cell.protect.is_some()
+            && matches!(cell.streams, Streams::Capturing { .. })
+            && file_len(&file).is_ok_and(|len| len == 0);
+        if parks {
+            let Streams::Capturing { home } = cell.take_streams() else {
+                unreachable!("matched as capturing above");
+            };
+            cell.set_streams(Streams::Parked { home, file });
+            return Ok(Captured { file: None, len: 0 });
         }
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -384,6 +376,7 @@ impl Capture {
 impl Drop for Capture {
     fn drop(&mut self) {
         if self.file.take().is_some() {
+            sys::flush_c_stdio();
             // Errors cannot be reported from Drop; both descriptors are attempted regardless.
             let _ = cell().end_capture();
         }
@@ -401,25 +394,35 @@ pub fn settle() -> Result<(), CaptureError> {
     if !PARKED.load(Ordering::Acquire) {
         return Ok(());
     }
+    sys::flush_c_stdio();
     cell().unpark()
 }
 
 /// Writes `bytes` to the process's real stderr, also while a capture (running or parked) holds
 /// fd 2: a log line written from another thread during a tool call never lands in that call's
-/// captured output. Without a capture this is a plain write to fd 2.
+/// captured output.
+///
+/// Where the real stderr is, is decided under the cell's lock and pinned by a private copy of
+/// it, so a capture that begins in the meantime cannot take the line; the write itself happens
+/// outside the lock (a stderr nobody reads must not block the next capture).
 ///
 /// # Errors
 ///
-/// Copying the saved descriptor or writing failed.
+/// Copying the descriptor or writing failed.
 pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
-    let private = {
+    let mut private = {
         let cell = cell();
-        // A private copy, written outside the lock: a stderr nobody reads must not block the
-        // next capture.
-        cell.real_stderr().map(sys::private_file).transpose()?
+        match &cell.streams {
+            Streams::Capturing { home } | Streams::Parked { home, .. } => {
+                sys::private_file(&home.err)?
+            }
+            Streams::Idle { kept: Some(home) } => sys::private_file(&home.err)?,
+            // fd 2 is home: a copy of it is the real stderr.
+            Streams::Idle { kept: None } => match sys::try_save(STDERR)? {
+                Some(saved) => sys::private_file(&saved)?,
+                None => return Ok(()),
+            },
+        }
     };
-    match private {
-        Some(mut file) => file.write_all(bytes),
-        None => io::stderr().write_all(bytes),
-    }
+    private.write_all(bytes)
 }

@@ -23,6 +23,7 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
     if cell.protect.is_none() {
         return Ok(());
     }
+    sys::flush_c_stdio();
     let unparked = cell.unpark();
     let Some(Saved { input, output }) = cell.protect.take() else {
         return unparked;
@@ -31,7 +32,6 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
     if let Streams::Idle { kept } = &mut cell.streams {
         *kept = None;
     }
-    sys::flush_c_stdio();
     let input_restored =
         sys::restore(STDIN, &input).map_err(descriptor(END_PROTECTION, "dup2 onto fd 0"));
     let output_restored = match &mut cell.streams {
@@ -75,6 +75,8 @@ impl ProtectedStdio {
     /// except a null device parked on a closed fd) and, on Windows,
     /// [`CaptureError::CrtUnavailable`].
     pub fn install() -> Result<Self, CaptureError> {
+        sys::init()?;
+        sys::flush_c_stdio();
         let mut cell = super::cell();
         if cell.protect.is_some() {
             return Err(CaptureError::AlreadyProtected);
@@ -82,8 +84,6 @@ impl ProtectedStdio {
         if matches!(cell.streams, Streams::Capturing { .. }) {
             return Err(CaptureError::CaptureActive);
         }
-        sys::init()?;
-        sys::flush_c_stdio();
         // fd 1 becomes a copy of fd 2, so fd 2 must be open (this parks the null device if not).
         drop(save(STDERR, PROTECT)?);
         let output = sys::try_save(STDOUT)

@@ -1,4 +1,5 @@
-//! The unix half of the capture cell: `fcntl(F_DUPFD_CLOEXEC)`, `dup2` and `fflush(NULL)`.
+//! The unix half of the capture cell: `fcntl(F_DUPFD_CLOEXEC)`, `dup2` and `fflush` of C's
+//! `stdout` and `stderr`; and `_exit` for a forked child that must not go on serving.
 //!
 //! Only the standard descriptors 0, 1 and 2 are ever the target of a `dup2`. No Rust object owns
 //! them as an `OwnedFd` (std's `Stdin`/`Stdout`/`Stderr` use the numbers without owning them), so
@@ -25,12 +26,35 @@ pub(crate) fn init() -> Result<(), CrtUnavailable> {
     Ok(())
 }
 
-/// Flushes every C stdio output stream (`fflush(NULL)`).
+unsafe extern "C" {
+    // C's standard streams (`<stdio.h>`); macOS spells them `__stdoutp`/`__stderrp`.
+    #[cfg_attr(target_vendor = "apple", link_name = "__stdoutp")]
+    static stdout: *mut libc::FILE;
+    #[cfg_attr(target_vendor = "apple", link_name = "__stderrp")]
+    static stderr: *mut libc::FILE;
+}
+
+/// Flushes C's `stdout` and `stderr`, the streams that write to fds 1 and 2.
+///
+/// Not `fflush(NULL)`: that locks every stream in turn, so it would wait for as long as another
+/// thread sits in a C read (`fgets` on a socket or a pipe). A stream of its own that C code opened
+/// on fd 1 or 2 (`fdopen`) is that code's to flush.
 pub(crate) fn flush_c_stdio() {
-    // SAFETY: `fflush(NULL)` is the documented "flush all output streams" call. It takes no
-    // pointer from us (NULL is the whole argument) and touches only libc's own stream list, which
-    // libc locks itself. Its failure (an unwritable stream) is not ours to report.
-    unsafe { libc::fflush(std::ptr::null_mut()) };
+    // SAFETY: `stdout` and `stderr` are libc's own stream pointers, initialised before any Rust
+    // code runs and never freed; reading them copies a pointer. `fflush` on a valid stream locks
+    // that stream itself; its failure (an unwritable stream) is not ours to report.
+    unsafe {
+        libc::fflush(stdout);
+        libc::fflush(stderr);
+    }
+}
+
+/// Ends this process at once with `code`, running no exit handlers and flushing nothing: for a
+/// forked child whose buffers are copies of its parent's.
+pub(crate) fn exit_now(code: i32) -> ! {
+    // SAFETY: `_exit` takes only the status and never returns; skipping atexit handlers and
+    // stdio flushing is the point.
+    unsafe { libc::_exit(code) }
 }
 
 /// A close-on-exec copy of a standard descriptor, closed when dropped.

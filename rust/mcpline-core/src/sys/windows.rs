@@ -47,6 +47,7 @@ struct Crt {
     get_osfhandle: unsafe extern "C" fn(c_int) -> isize,
     open_osfhandle: unsafe extern "C" fn(isize, c_int) -> c_int,
     fflush: unsafe extern "C" fn(*mut c_void) -> c_int,
+    acrt_iob_func: unsafe extern "C" fn(u32) -> *mut c_void,
     errno: unsafe extern "C" fn() -> *mut c_int,
     set_thread_local_invalid_parameter_handler:
         unsafe extern "C" fn(Option<InvalidParameterHandler>) -> Option<InvalidParameterHandler>,
@@ -95,6 +96,7 @@ fn load() -> Result<Crt, LoadError> {
             get_osfhandle: symbol(module, "_get_osfhandle\0")?,
             open_osfhandle: symbol(module, "_open_osfhandle\0")?,
             fflush: symbol(module, "fflush\0")?,
+            acrt_iob_func: symbol(module, "__acrt_iob_func\0")?,
             errno: symbol(module, "_errno\0")?,
             set_thread_local_invalid_parameter_handler: symbol(
                 module,
@@ -311,12 +313,15 @@ fn duplicate(handle: HANDLE) -> io::Result<OwnedHandle> {
     Ok(unsafe { OwnedHandle::from_raw_handle(copy) })
 }
 
-/// Flushes every stream of the UCRT (`fflush(NULL)`), the runtime CPython's C code writes with.
+/// Flushes the UCRT's `stdout` and `stderr` (the runtime CPython's C code writes with). Not
+/// `fflush(NULL)`, which would wait for another thread's C read (see the unix half).
 pub(crate) fn flush_c_stdio() {
     if let Ok(crt) = CRT.get_or_init(load) {
-        // SAFETY: fflush(NULL) is the documented "flush all streams" call; NULL is the whole
-        // argument and the UCRT locks its own streams.
-        let _ = unsafe { (crt.fflush)(std::ptr::null_mut()) };
+        for index in [1, 2] {
+            // SAFETY: `__acrt_iob_func(1)`/`(2)` return the UCRT's own `stdout`/`stderr`, valid
+            // for the life of the process; fflush locks that stream itself.
+            let _ = unsafe { (crt.fflush)((crt.acrt_iob_func)(index)) };
+        }
     }
 }
 

@@ -61,3 +61,59 @@ fn child() {
     drop(streams);
     err("REAL-DONE\n");
 }
+
+const RACE: &str = "real_stderr::log_lines_written_while_captures_come_and_go_never_enter_them";
+
+/// Where the real stderr is, is decided and pinned under the cell's lock: a capture that begins
+/// between that decision and the write cannot take the line.
+#[test]
+fn log_lines_written_while_captures_come_and_go_never_enter_them() {
+    if is_child(RACE) {
+        return race_child();
+    }
+    let (_, stderr) = run_passing_child(RACE, b"");
+    assert!(stderr.contains("RACE-DONE"), "{stderr}");
+}
+
+fn race_child() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let stop = Arc::new(AtomicBool::new(false));
+    // Several loggers contend for the cell's lock with the captures, so a capture often takes
+    // the lock right after a logger decided where its line goes.
+    let loggers: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    write_real_stderr(b"LOG-LINE\n").expect("log");
+                }
+            })
+        })
+        .collect();
+    // Unprotected captures first, then captures inside the protection (which keeps copies of
+    // fds 1 and 2 between captures, and parks empty ones).
+    let mut leaked = 0;
+    for round in 0..2 {
+        let protected = (round == 1).then(|| ProtectedStdio::install().expect("install"));
+        for _ in 0..2000 {
+            let capture = Capture::begin().expect("begin");
+            err("T");
+            let text = capture.finish().expect("finish").read_all().expect("read");
+            if text != b"T" {
+                leaked += 1;
+            }
+        }
+        if let Some(mut protected) = protected {
+            drop(protected.take_streams());
+            protected.restore().expect("restore");
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for logger in loggers {
+        logger.join().expect("logger");
+    }
+    assert_eq!(leaked, 0, "log lines entered {leaked} captures");
+    err("RACE-DONE\n");
+}
