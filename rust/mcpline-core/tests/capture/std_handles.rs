@@ -3,8 +3,10 @@
 //! - A handle cached from `GetStdHandle(STD_ERROR_HANDLE)` before a capture stays valid during
 //!   and after it (the CRT's `_dup2` would close it): writes to it go to the real stderr, never
 //!   into the capture, and `GetStdHandle` returns the same value afterwards.
-//! - The cell's own copies of the standard descriptors are never inheritable: a child started
-//!   with handle inheritance while a capture runs gets no copy of the protocol stream.
+//! - The cell's own copies of the standard descriptors are never inheritable, and the original
+//!   stdout kept open by a capture is closed once it becomes the protocol stream: a child started
+//!   with handle inheritance while serving gets no copy of the protocol stream, so the host sees
+//!   end-of-file when the server exits.
 
 use std::io::Write;
 use std::mem::ManuallyDrop;
@@ -192,4 +194,79 @@ fn private_child() {
     drop(capture.finish().expect("finish"));
     protected.restore().expect("restore");
     drop(streams);
+}
+
+const EOF: &str =
+    "std_handles::the_protocol_stream_ends_while_a_child_that_inherited_handles_lives";
+/// What the grandchild of [`EOF`] is told to be: a process that holds its inherited handles.
+const SLEEPER: &str = "std_handles::sleeper";
+const SLEEP: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// A server that starts a child with handle inheritance during a capture (after the process's
+/// original stdout was kept open by an earlier capture) must not hand it the protocol stream:
+/// the host sees end-of-file when the server exits, not when that child does.
+#[test]
+fn the_protocol_stream_ends_while_a_child_that_inherited_handles_lives() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    if is_child(SLEEPER) {
+        std::thread::sleep(SLEEP);
+        return;
+    }
+    if is_child(EOF) {
+        return eof_child();
+    }
+    let exe = std::env::current_exe().expect("path of the test binary");
+    let started = Instant::now();
+    let mut server = Command::new(exe)
+        .args(["--exact", EOF, "--nocapture", "--test-threads=1"])
+        .env(crate::support::CHILD_ENV, EOF)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the server");
+    let mut protocol = server.stdout.take().expect("protocol stream");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = protocol.read_to_string(&mut text);
+        let _ = tx.send((text, started.elapsed()));
+    });
+    let status = server.wait().expect("wait for the server");
+    let (text, elapsed) = rx
+        .recv_timeout(SLEEP / 2)
+        .unwrap_or_else(|_| panic!("no end-of-file {:?} after the server exited", SLEEP / 2));
+    assert!(status.success(), "server: {status}\n{text}");
+    assert!(text.contains("PROTOCOL-DONE"), "protocol output: {text:?}");
+    assert!(elapsed < SLEEP, "end-of-file came only after {elapsed:?}");
+}
+
+#[allow(
+    clippy::zombie_processes,
+    reason = "the sleeper must outlive this process, holding what it inherited"
+)]
+fn eof_child() {
+    use std::process::{Command, Stdio};
+
+    // A capture first: it keeps the original stdout handle open (the protocol pipe).
+    drop(Capture::begin().expect("begin").finish().expect("finish"));
+    let mut protected = ProtectedStdio::install().expect("install");
+    let (_input, mut output) = protected.take_streams();
+    let capture = Capture::begin().expect("begin while protected");
+    let exe = std::env::current_exe().expect("path of the test binary");
+    // std starts every child with bInheritHandles = TRUE.
+    let _sleeper = Command::new(exe)
+        .args(["--exact", EOF, "--test-threads=1"])
+        .env(crate::support::CHILD_ENV, SLEEPER)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("spawn the sleeper");
+    drop(capture.finish().expect("finish"));
+    output
+        .write_all(b"PROTOCOL-DONE\n")
+        .expect("write the protocol");
+    protected.restore().expect("restore");
 }
