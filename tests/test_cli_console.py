@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -79,20 +80,24 @@ def run_in_pty_windows(argv: list[str]) -> tuple[int, str]:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    proc = PtyProcess.spawn(subprocess.list2cmdline(argv), cwd=str(REPO), dimensions=(50, 500))
-    chunks = []
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
+    proc = PtyProcess.spawn(argv, cwd=str(REPO), dimensions=(50, 500))
+    chunks: list[str] = []
+
+    def pump() -> None:  # read() blocks; a pseudo-console may not report its end at once
         try:
-            chunks.append(proc.read(65536))
-        except EOFError:
-            break
-        if not chunks[-1] and not proc.isalive():
-            break
+            while True:
+                chunks.append(proc.read(65536))
+        except (EOFError, OSError):
+            pass
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + DEADLINE
     while proc.isalive() and time.monotonic() < deadline:
         time.sleep(0.1)
+    reader.join(timeout=5)  # what the terminal still holds
     code = proc.exitstatus
-    proc.close()
+    proc.close(force=True)
     return code, "".join(chunks)
 
 
@@ -107,8 +112,10 @@ def test_call_in_a_terminal_captures_the_tools_output_and_shows_the_result(tmp_p
     text = ESCAPES.sub("", shown).replace("\r", "")
     assert code == 0, f"exit status {code}:\n{text}"
     assert "RESULT-DONE" in text, f"the result is not shown:\n{text}"
-    # The attached output is a JSON string in the printed result: its newlines are escaped.
-    assert "TOOL-OUT\\nTOOL-ERR\\n" in text, f"the tool's output was not captured:\n{text}"
+    # The attached output is a JSON string in the printed result: its line ends are escaped
+    # (and are \r\n on Windows, where Python's text streams translate them).
+    captured = re.search(r"TOOL-OUT(\\r)?\\nTOOL-ERR(\\r)?\\n", text)
+    assert captured, f"the tool's output was not captured:\n{text}"
     # Printed past the capture, a line would reach the terminal as it is.
     stray = [line for line in text.splitlines() if line.strip() in ("TOOL-OUT", "TOOL-ERR")]
     assert not stray, f"the tool's output bypassed the capture:\n{text}"
