@@ -96,8 +96,8 @@ static CRT: OnceLock<Result<Crt, LoadError>> = OnceLock::new();
 /// gives the standard descriptors of a program started without them, e.g. `pythonw.exe`).
 const NO_HANDLE: [isize; 2] = [-1, -2];
 
-/// The standard handles of fds 0, 1 and 2 kept open for the life of the process (0: none), see
-/// the module docs. Written under the cell's lock.
+/// The standard handles kept open for the life of the process, indexed by descriptor (0: none;
+/// fd 0's is never kept), see the module docs. Written under the cell's lock.
 static KEPT: [AtomicIsize; 3] = [const { AtomicIsize::new(0) }; 3];
 
 /// The Win32 standard slot of a standard descriptor.
@@ -383,24 +383,33 @@ fn keep_std_handle(fd: c_int, crt_handle: HANDLE) -> Option<isize> {
     Some(current as isize)
 }
 
-/// Stops keeping the standard handle of `fd` open (see the module docs): closes the kept handle
-/// unless it is the one the CRT's `fd` or the standard slot holds now. Used when stdout becomes
-/// the protocol stream, which a cached handle must not write into.
+/// Stops keeping the standard handle of `fd` open (see the module docs) and closes it, unless
+/// it is still kept for the other stream or in use by a standard slot or descriptor (stdout and
+/// stderr can share one handle). Used when stdout becomes the protocol stream, which a cached
+/// handle must not write into.
 pub(crate) fn release_std_handle(fd: c_int) {
     let Some(kept) = usize::try_from(fd).ok().and_then(|fd| KEPT.get(fd)) else {
         return;
     };
     let handle = kept.swap(0, Ordering::AcqRel) as HANDLE;
-    if handle.is_null() {
+    if handle.is_null()
+        || KEPT
+            .iter()
+            .any(|k| k.load(Ordering::Acquire) == handle as isize)
+    {
         return;
     }
     // SAFETY: `handle` was kept open by `keep_std_handle` and nothing else owns it: the CRT
     // dropped it at its failed close. Clearing the flag lets it be closed.
     unsafe { SetHandleInformation(handle, HANDLE_FLAG_PROTECT_FROM_CLOSE, 0) };
-    let in_use = std_slot(fd).and_then(std_handle) == Some(handle)
-        || Session::open().is_ok_and(|session| session.os_handle(fd) == Some(handle));
+    let session = Session::open().ok();
+    let in_use = (0..=2).any(|std_fd| {
+        std_slot(std_fd).and_then(std_handle) == Some(handle)
+            || session.as_ref().and_then(|s| s.os_handle(std_fd)) == Some(handle)
+    });
     if !in_use {
-        // SAFETY: closes the kept handle once (it was swapped out of KEPT above).
+        // SAFETY: closes the released handle once (it was swapped out of KEPT above, and no
+        // standard slot or descriptor holds it).
         unsafe { CloseHandle(handle) };
     }
 }
