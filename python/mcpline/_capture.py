@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from types import TracebackType
 
 from mcpline import _core
+
+if sys.platform == "win32":
+    from mcpline import _streams
 
 
 class capture:
@@ -18,7 +22,8 @@ class capture:
 
     Output goes to an unlinked temporary file, so a chatty child never blocks. ``limit`` keeps
     only the last ``limit`` bytes in ``text`` (with a truncation marker). Captures cannot nest
-    or overlap: a second one raises ``mcpline.CaptureError``.
+    or overlap: a second one raises ``mcpline.CaptureError``. On Windows ``sys.stdout`` and
+    ``sys.stderr`` write UTF-8 through fds 1 and 2 inside the block (see ``mcpline._streams``).
     """
 
     def __init__(self, limit: int | None = None) -> None:
@@ -28,7 +33,14 @@ class capture:
         self._cell: _core.CaptureCell | None = None
 
     def __enter__(self) -> capture:
-        self._cell = _core.CaptureCell.begin()
+        if sys.platform == "win32":  # console and ANSI-code-page streams do not follow fds 1/2
+            _streams.hold()
+        try:
+            self._cell = _core.CaptureCell.begin()
+        except BaseException:
+            if sys.platform == "win32":
+                _streams.release()
+            raise
         return self
 
     def __exit__(
@@ -38,5 +50,10 @@ class capture:
         tb: TracebackType | None,
     ) -> None:
         cell, self._cell = self._cell, None
-        if cell is not None:
+        if cell is None:
+            return
+        try:
             self.text, self.total_bytes = cell.finish(self.limit)
+        finally:
+            if sys.platform == "win32":
+                _streams.release()

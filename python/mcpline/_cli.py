@@ -82,7 +82,10 @@ def _call(server: Server, tool: str, arguments: str) -> int:
         except RpcError as e:
             sys.stderr.write(f"mcpline: {e.message} (JSON-RPC error {e.code})\n")
             return 2
-    sys.stdout.write(json.dumps(result.raw, indent=2, ensure_ascii=False) + "\n")
+    try:
+        sys.stdout.write(json.dumps(result.raw, indent=2, ensure_ascii=False) + "\n")
+    except UnicodeEncodeError:  # a stdout in a legacy code page (Windows pipes): escape instead
+        sys.stdout.write(json.dumps(result.raw, indent=2) + "\n")
     return 1 if result.is_error else 0
 
 

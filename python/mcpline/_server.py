@@ -181,18 +181,25 @@ class Server:
         """Serve stdin/stdout until end of input (or SIGINT/SIGTERM, which stop it cleanly).
 
         While serving, stdout is reserved for the protocol: ``print()`` and child processes
-        write to stderr instead, and stdin reads as empty.
+        write to stderr instead, and stdin reads as empty. On Windows ``sys.stdout`` and
+        ``sys.stderr`` meanwhile write UTF-8 through fds 1 and 2 (see ``mcpline._streams``).
         """
         previous = None
         try:
             previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
+        if sys.platform == "win32":  # console and ANSI-code-page streams do not follow fds 1/2
+            from mcpline import _streams
+
+            _streams.hold()
         try:
             self._core.run_stdio()
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
+            if sys.platform == "win32":
+                _streams.release()
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
             if self._runner is not None:

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcpline._server import Server
+
+if sys.platform == "win32":
+    from mcpline import _streams
 
 STATELESS = "2026-07-28"
 
@@ -84,6 +88,10 @@ class Client:
                 },
             )
             self.notify("notifications/initialized")
+        # The server captures what tools print on fds 1 and 2 until close(); on Windows
+        # sys.stdout and sys.stderr must follow those descriptors (see mcpline._streams).
+        if sys.platform == "win32":
+            _streams.hold()
 
     def __enter__(self) -> Client:
         return self
@@ -182,4 +190,8 @@ class Client:
             return None
         self._closed = True
         self._session.close()
-        return self._session.wait(self.timeout)
+        try:
+            return self._session.wait(self.timeout)
+        finally:
+            if sys.platform == "win32":
+                _streams.release()

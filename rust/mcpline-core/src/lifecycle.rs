@@ -26,8 +26,9 @@ impl ParentWatch {
     }
 
     /// Whether that parent still runs. On unix an orphan is re-parented, so a changed parent id
-    /// means the original parent died; on Windows a handle to the parent is waited on, which is
-    /// immune to process id reuse.
+    /// means the original parent died; on Windows a handle to the parent is waited on, opened only
+    /// if that process is older than this one (a reused id is not the parent), and only a
+    /// signalled handle counts as its exit.
     pub(crate) fn parent_alive(&self) -> bool {
         #[cfg(unix)]
         {

@@ -60,9 +60,13 @@
 //! - Only C's `stdout` and `stderr` are flushed (`fflush(NULL)` would wait for any thread blocked
 //!   in a C read): a `FILE` that C code opened on fd 1 or 2 itself (`fdopen`) and left unflushed
 //!   writes its buffer wherever that descriptor points when it is finally flushed.
-//! - Windows: the C runtime's `_dup2` closes the OS handle that the target fd held. Objects that
-//!   cached that handle (`CPython`'s console writer `_WindowsConsoleIO` caches it when
-//!   stdout/stderr is a console) must be re-created by the caller after a redirection.
+//! - Windows: the C runtime's `_dup2` closes the OS handle that the target fd held. The cell keeps
+//!   the process's standard handles of fds 1 and 2 open instead (see `sys::windows`), except the
+//!   original stdout once [`ProtectedStdio`] makes it the protocol stream: a handle cached before
+//!   serving must not write into the protocol, so it is closed then. Writers that cached a
+//!   handle (`CPython`'s console writer `_WindowsConsoleIO`, `GetStdHandle` callers) keep writing
+//!   to the real stream during a capture, not into it: the Python package swaps `sys.stdout` and
+//!   `sys.stderr` for descriptor-following streams while it serves or captures.
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
@@ -205,10 +209,11 @@ pub fn is_capturing() -> bool {
 }
 
 /// Returns a close-on-exec copy of standard descriptor `fd`, parking the null device on it first
-/// if it is closed.
+/// if it is closed. On Windows the process's standard handle of fd 1 or 2 is kept open from now
+/// on, and restoring puts it back in the standard slot (see `sys::windows`).
 fn save(fd: i32, action: &'static str) -> Result<sys::SavedFd, CaptureError> {
     if let Some(saved) =
-        sys::try_save(fd).map_err(descriptor(action, format_args!("dup of fd {fd}")))?
+        sys::try_save(fd, true).map_err(descriptor(action, format_args!("dup of fd {fd}")))?
     {
         return Ok(saved);
     }
@@ -216,7 +221,7 @@ fn save(fd: i32, action: &'static str) -> Result<sys::SavedFd, CaptureError> {
         action,
         format_args!("parking the null device on closed fd {fd}"),
     ))?;
-    sys::try_save(fd)
+    sys::try_save(fd, true)
         .map_err(descriptor(action, format_args!("dup of fd {fd}")))?
         .ok_or_else(|| CaptureError::Descriptor {
             action,

@@ -86,7 +86,9 @@ impl ProtectedStdio {
         }
         // fd 1 becomes a copy of fd 2, so fd 2 must be open (this parks the null device if not).
         drop(save(STDERR, PROTECT)?);
-        let output = sys::try_save(STDOUT)
+        // Not kept open (Windows): once the protocol owns stdout, a handle cached before serving
+        // must not write into it (released below).
+        let output = sys::try_save(STDOUT, false)
             .map_err(descriptor(PROTECT, "dup of fd 1"))?
             .ok_or(CaptureError::StdoutClosed)?;
         let input = save(STDIN, PROTECT)?;
@@ -100,6 +102,7 @@ impl ProtectedStdio {
             let _ = sys::restore(STDIN, &input);
             return Err(descriptor(PROTECT, "dup2 of fd 2 onto fd 1")(error));
         }
+        sys::release_std_handle(STDOUT);
         cell.protect = Some(Saved { input, output });
         PROTECTED.store(true, Ordering::Release);
         Ok(Self {

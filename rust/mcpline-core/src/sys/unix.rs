@@ -100,14 +100,18 @@ fn dup2(source: RawFd, target: RawFd) -> io::Result<()> {
     }
 }
 
-/// A close-on-exec copy of standard descriptor `fd`, or `None` if `fd` is closed.
-pub(crate) fn try_save(fd: RawFd) -> io::Result<Option<SavedFd>> {
+/// A close-on-exec copy of standard descriptor `fd`, or `None` if `fd` is closed. `keep` matters
+/// on Windows only: a `dup2` here closes no handle that other code could have cached.
+pub(crate) fn try_save(fd: RawFd, _keep: bool) -> io::Result<Option<SavedFd>> {
     match dup_cloexec(fd) {
         Ok(owned) => Ok(Some(SavedFd(owned))),
         Err(error) if error.raw_os_error() == Some(libc::EBADF) => Ok(None),
         Err(error) => Err(error),
     }
 }
+
+/// Nothing to release on unix (see `try_save`).
+pub(crate) fn release_std_handle(_fd: RawFd) {}
 
 /// Points standard descriptor `fd` (open or closed) at the null device, inheritable.
 pub(crate) fn point_at_null(fd: RawFd) -> io::Result<()> {

@@ -14,6 +14,37 @@
 //!
 //! Every CRT call runs with this thread's invalid-parameter handler silenced ([`Session`]): the
 //! UCRT's default handler terminates the process on a closed descriptor, where we want an error.
+//!
+//! # Handles the cell keeps for itself
+//!
+//! Saved copies of the standard descriptors are made non-inheritable from the start
+//! (`DuplicateHandle` with `bInheritHandle = FALSE`, then `_open_osfhandle`), never with `_dup`,
+//! whose copy is inheritable until its flag is cleared: a `CreateProcess` with inheritance on
+//! another thread in between would hand the protocol stdout to a child, and the host would then
+//! not see end-of-file until that child exits. Like the standard descriptors CPython sets up,
+//! the copies are in binary mode, so a standard descriptor restored from one is in binary mode
+//! too.
+//!
+//! # The process's own standard handles
+//!
+//! `_dup2` onto a descriptor closes the OS handle it held. For fds 1 and 2 that is the handle in
+//! the process's standard slot, which other code may have cached (`GetStdHandle` in ctypes code,
+//! colorama, C extensions on another C runtime, `CPython`'s console writers): it would write to
+//! a closed handle, or to whatever object reuses the value. So before the cell first points fd 1
+//! or fd 2 elsewhere, the handle in its standard slot (when the CRT descriptor holds that very
+//! handle) is marked `HANDLE_FLAG_PROTECT_FROM_CLOSE` and kept open for the life of the process
+//! ([`KEPT`]). The UCRT's `_dup2` ignores the failed `CloseHandle` ("an error simply means that
+//! the OS handle value may remain bound"; wine does the same) and installs the new handle.
+//! Restoring puts the standard slot back at the kept handle, so a cached value stays valid and
+//! equal to `GetStdHandle`, and writes to it go where the descriptor goes again; during a capture
+//! they go to the real stream, not into the capture. The CRT descriptor itself holds a duplicate
+//! after a restore (the CRT cannot adopt a given handle onto a given descriptor).
+//!
+//! Not kept: the original stdout while [`ProtectedStdio`](crate::ProtectedStdio) is installed.
+//! It is the protocol stream, and a handle cached before serving must not write into it, so
+//! [`release_std_handle`] closes it when the protocol takes stdout (the behaviour of plain
+//! `_dup2`). Under a debugger, the UCRT's attempt to close a protected handle raises a
+//! first-chance `STATUS_HANDLE_NOT_CLOSABLE` exception, which the debugger continues.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};
@@ -22,13 +53,14 @@ use std::io;
 use std::marker::PhantomData;
 use std::os::windows::io::{AsRawHandle, FromRawHandle, IntoRawHandle, OwnedHandle};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicIsize, Ordering};
 
 use windows_sys::Win32::Foundation::{
-    DUPLICATE_SAME_ACCESS, DuplicateHandle, GetLastError, HANDLE, HANDLE_FLAG_INHERIT, HMODULE,
-    SetHandleInformation,
+    CloseHandle, DUPLICATE_SAME_ACCESS, DuplicateHandle, GetLastError, HANDLE, HANDLE_FLAG_INHERIT,
+    HANDLE_FLAG_PROTECT_FROM_CLOSE, HMODULE, INVALID_HANDLE_VALUE, SetHandleInformation,
 };
 use windows_sys::Win32::System::Console::{
-    STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, SetStdHandle,
+    GetStdHandle, STD_ERROR_HANDLE, STD_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, SetStdHandle,
 };
 use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress, LoadLibraryW};
 use windows_sys::Win32::System::Threading::GetCurrentProcess;
@@ -41,7 +73,6 @@ type InvalidParameterHandler = unsafe extern "C" fn(*const u16, *const u16, *con
 /// The UCRT functions used here, with their C prototypes from `<io.h>`, `<stdio.h>`,
 /// `<errno.h>` and `<stdlib.h>`.
 struct Crt {
-    dup: unsafe extern "C" fn(c_int) -> c_int,
     dup2: unsafe extern "C" fn(c_int, c_int) -> c_int,
     close: unsafe extern "C" fn(c_int) -> c_int,
     get_osfhandle: unsafe extern "C" fn(c_int) -> isize,
@@ -65,6 +96,27 @@ static CRT: OnceLock<Result<Crt, LoadError>> = OnceLock::new();
 /// `_get_osfhandle`'s "no handle" values: -1 (closed) and -2 (`_NO_CONSOLE_FILENO`, what the UCRT
 /// gives the standard descriptors of a program started without them, e.g. `pythonw.exe`).
 const NO_HANDLE: [isize; 2] = [-1, -2];
+
+/// The standard handles kept open for the life of the process, indexed by descriptor (0: none;
+/// fd 0's is never kept), see the module docs. Written under the cell's lock.
+static KEPT: [AtomicIsize; 3] = [const { AtomicIsize::new(0) }; 3];
+
+/// The Win32 standard slot of a standard descriptor.
+const fn std_slot(fd: c_int) -> Option<STD_HANDLE> {
+    match fd {
+        0 => Some(STD_INPUT_HANDLE),
+        1 => Some(STD_OUTPUT_HANDLE),
+        2 => Some(STD_ERROR_HANDLE),
+        _ => None,
+    }
+}
+
+/// The handle in the standard slot `slot`, if it holds one.
+fn std_handle(slot: STD_HANDLE) -> Option<HANDLE> {
+    // SAFETY: GetStdHandle reads a value from the process parameters; no memory is passed.
+    let handle = unsafe { GetStdHandle(slot) };
+    (!handle.is_null() && handle != INVALID_HANDLE_VALUE).then_some(handle)
+}
 
 fn last_error() -> u32 {
     // SAFETY: GetLastError reads this thread's last-error value; it has no preconditions.
@@ -90,7 +142,6 @@ fn load() -> Result<Crt, LoadError> {
     // pointer type of that export's C prototype; `module` is loaded and stays loaded.
     unsafe {
         Ok(Crt {
-            dup: symbol(module, "_dup\0")?,
             dup2: symbol(module, "_dup2\0")?,
             close: symbol(module, "_close\0")?,
             get_osfhandle: symbol(module, "_get_osfhandle\0")?,
@@ -208,45 +259,50 @@ impl Session {
         (!NO_HANDLE.contains(&handle)).then_some(handle as HANDLE)
     }
 
-    /// `_dup(fd)`: a new descriptor with an inheritable duplicate of the handle.
-    fn dup(&self, fd: c_int) -> io::Result<c_int> {
-        // SAFETY: _dup reads the CRT's table and adds an entry; failures are return values.
-        let copy = unsafe { (self.crt.dup)(fd) };
-        if copy < 0 {
-            Err(self.error("_dup"))
-        } else {
-            Ok(copy)
+    /// A descriptor numbered 3 or above holding a new non-inheritable duplicate of `handle`.
+    ///
+    /// `_open_osfhandle` takes the lowest free descriptor, which can be a closed standard one:
+    /// copies landing there are held until one numbered 3 or above comes out, then closed again.
+    fn save_copy(&self, handle: HANDLE) -> io::Result<c_int> {
+        let mut held = Vec::new();
+        let copy = loop {
+            match duplicate(handle).and_then(|copy| self.adopt(copy)) {
+                Ok(fd) if fd <= 2 => held.push(fd),
+                other => break other,
+            }
+        };
+        for low in held {
+            self.close(low);
         }
+        copy
     }
 
     /// `_dup2(source, target)`, then points the Win32 standard slot of `target` at the handle
     /// the CRT now holds for it.
     fn dup2(&self, source: c_int, target: c_int) -> io::Result<()> {
+        self.dup2_only(source, target)?;
+        self.sync_std_handle(target)
+    }
+
+    /// `_dup2(source, target)` alone.
+    fn dup2_only(&self, source: c_int, target: c_int) -> io::Result<()> {
         // SAFETY: _dup2 edits the CRT's table (closing what `target` held); failures are return
         // values. `target` is a standard descriptor that no Rust object owns.
         if unsafe { (self.crt.dup2)(source, target) } != 0 {
             return Err(self.error("_dup2"));
         }
-        self.sync_std_handle(target)
+        Ok(())
     }
 
     /// `SetStdHandle(slot of fd, _get_osfhandle(fd))` for a standard descriptor.
     fn sync_std_handle(&self, fd: c_int) -> io::Result<()> {
-        let slot = match fd {
-            0 => STD_INPUT_HANDLE,
-            1 => STD_OUTPUT_HANDLE,
-            2 => STD_ERROR_HANDLE,
-            _ => return Ok(()),
-        };
+        if std_slot(fd).is_none() {
+            return Ok(());
+        }
         let Some(handle) = self.os_handle(fd) else {
             return Err(io::Error::other(format!("fd {fd} has no OS handle")));
         };
-        // SAFETY: SetStdHandle stores a handle value in the process parameters; `handle` is the
-        // one the CRT's `fd` owns and keeps open until the next `_dup2` onto it.
-        if unsafe { SetStdHandle(slot, handle) } == 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        set_std_handle(fd, handle)
     }
 
     /// Sets or clears the inherit flag of the handle behind `fd` (best effort: old console
@@ -285,6 +341,78 @@ impl Drop for Session {
     fn drop(&mut self) {
         // SAFETY: reinstates this thread's previous handler (possibly none) on the same thread.
         let _ = unsafe { (self.crt.set_thread_local_invalid_parameter_handler)(self.previous) };
+    }
+}
+
+/// `SetStdHandle(slot of fd, handle)`. The caller keeps `handle` open while it is in the slot
+/// (the CRT's own handle for `fd`, or a kept one).
+fn set_std_handle(fd: c_int, handle: HANDLE) -> io::Result<()> {
+    let Some(slot) = std_slot(fd) else {
+        return Ok(());
+    };
+    // SAFETY: SetStdHandle stores a handle value in the process parameters; no memory is passed.
+    if unsafe { SetStdHandle(slot, handle) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Keeps the handle in the standard slot of fd 1 or 2 open across the cell's `_dup2` onto `fd`
+/// (see the module docs) and returns it; `None` for fd 0, an empty slot, or a slot that does not
+/// hold the CRT's handle `crt_handle` (then the `_dup2` does not close it).
+fn keep_std_handle(fd: c_int, crt_handle: HANDLE) -> Option<isize> {
+    let kept = KEPT.get(usize::try_from(fd).ok().filter(|&fd| fd > 0)?)?;
+    let current = std_handle(std_slot(fd)?)?;
+    if kept.load(Ordering::Acquire) == current as isize {
+        return Some(current as isize);
+    }
+    if current != crt_handle {
+        return None;
+    }
+    // SAFETY: sets a flag of the handle the CRT's `fd` owns and keeps open; from now on it is
+    // never closed (the CRT's attempt fails and is ignored), which is the point.
+    let protected = unsafe {
+        SetHandleInformation(
+            current,
+            HANDLE_FLAG_PROTECT_FROM_CLOSE,
+            HANDLE_FLAG_PROTECT_FROM_CLOSE,
+        )
+    };
+    if protected == 0 {
+        return None;
+    }
+    kept.store(current as isize, Ordering::Release);
+    Some(current as isize)
+}
+
+/// Stops keeping the standard handle of `fd` open (see the module docs) and closes it, unless
+/// it is still kept for the other stream or in use by a standard slot or descriptor (stdout and
+/// stderr can share one handle). Used when stdout becomes the protocol stream, which a cached
+/// handle must not write into.
+pub(crate) fn release_std_handle(fd: c_int) {
+    let Some(kept) = usize::try_from(fd).ok().and_then(|fd| KEPT.get(fd)) else {
+        return;
+    };
+    let handle = kept.swap(0, Ordering::AcqRel) as HANDLE;
+    if handle.is_null()
+        || KEPT
+            .iter()
+            .any(|k| k.load(Ordering::Acquire) == handle as isize)
+    {
+        return;
+    }
+    // SAFETY: `handle` was kept open by `keep_std_handle` and nothing else owns it: the CRT
+    // dropped it at its failed close. Clearing the flag lets it be closed.
+    unsafe { SetHandleInformation(handle, HANDLE_FLAG_PROTECT_FROM_CLOSE, 0) };
+    let session = Session::open().ok();
+    let in_use = (0..=2).any(|std_fd| {
+        std_slot(std_fd).and_then(std_handle) == Some(handle)
+            || session.as_ref().and_then(|s| s.os_handle(std_fd)) == Some(handle)
+    });
+    if !in_use {
+        // SAFETY: closes the released handle once (it was swapped out of KEPT above, and no
+        // standard slot or descriptor holds it).
+        unsafe { CloseHandle(handle) };
     }
 }
 
@@ -328,12 +456,17 @@ pub(crate) fn flush_c_stdio() {
 /// A non-inheritable copy of a standard descriptor (a CRT descriptor numbered 3 or above),
 /// closed when dropped.
 #[derive(Debug)]
-pub(crate) struct SavedFd(c_int);
+pub(crate) struct SavedFd {
+    fd: c_int,
+    /// The kept standard handle restoring puts back in the standard slot (see the module docs);
+    /// `None`: the handle the CRT then holds.
+    std_handle: Option<isize>,
+}
 
 impl Drop for SavedFd {
     fn drop(&mut self) {
         if let Ok(session) = Session::open() {
-            session.close(self.0);
+            session.close(self.fd);
         }
     }
 }
@@ -353,27 +486,23 @@ impl Drop for FileFd<'_> {
 }
 
 /// A non-inheritable copy of standard descriptor `fd`, or `None` if `fd` is closed or has no
-/// handle.
-pub(crate) fn try_save(fd: c_int) -> io::Result<Option<SavedFd>> {
+/// handle. With `keep`, the handle in the standard slot of fd 1 or 2 is kept open for good and
+/// restoring puts it back there (see the module docs).
+pub(crate) fn try_save(fd: c_int, keep: bool) -> io::Result<Option<SavedFd>> {
     let session = Session::open()?;
-    if session.os_handle(fd).is_none() {
+    let Some(handle) = session.os_handle(fd) else {
         return Ok(None);
-    }
-    // `_dup` hands out the lowest free descriptor, which can be a closed standard one: hold such
-    // copies until one numbered 3 or above comes out, then close them again.
-    let mut held = Vec::new();
-    let copy = loop {
-        match session.dup(fd) {
-            Ok(copy) if copy <= 2 => held.push(copy),
-            other => break other,
-        }
     };
-    for low in held {
-        session.close(low);
-    }
-    let saved = SavedFd(copy?);
-    session.set_inheritable(saved.0, false);
-    Ok(Some(saved))
+    let copy = session.save_copy(handle)?;
+    let std_handle = if keep {
+        keep_std_handle(fd, handle)
+    } else {
+        None
+    };
+    Ok(Some(SavedFd {
+        fd: copy,
+        std_handle,
+    }))
 }
 
 /// Points standard descriptor `fd` (open or closed) at `NUL`, inheritable.
@@ -396,15 +525,23 @@ pub(crate) fn copy_fd(source: c_int, target: c_int) -> io::Result<()> {
     Session::open()?.dup2(source, target)
 }
 
-/// Points standard descriptor `fd` back at its saved copy.
+/// Points standard descriptor `fd` back at its saved copy, and its standard slot at the kept
+/// handle if there is one.
 pub(crate) fn restore(fd: c_int, saved: &SavedFd) -> io::Result<()> {
-    Session::open()?.dup2(saved.0, fd)
+    let session = Session::open()?;
+    match saved.std_handle {
+        Some(kept) => {
+            session.dup2_only(saved.fd, fd)?;
+            set_std_handle(fd, kept as HANDLE)
+        }
+        None => session.dup2(saved.fd, fd),
+    }
 }
 
 /// A private (non-inheritable) stream on what `saved` points at, owned by the caller.
 pub(crate) fn private_file(saved: &SavedFd) -> io::Result<File> {
     let session = Session::open()?;
-    let Some(handle) = session.os_handle(saved.0) else {
+    let Some(handle) = session.os_handle(saved.fd) else {
         return Err(io::Error::other("saved descriptor has no OS handle"));
     };
     duplicate(handle).map(File::from)

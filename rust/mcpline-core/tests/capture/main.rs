@@ -24,6 +24,8 @@ mod protected_cycles;
 mod protected_restore;
 mod protected_stdio;
 mod real_stderr;
+#[cfg(windows)]
+mod std_handles;
 
 // Reading a finished capture.
 mod copy_labelled;

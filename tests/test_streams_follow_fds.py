@@ -1,0 +1,72 @@
+"""``mcpline._streams``: the interpreter's streams are swapped for UTF-8 streams over fds 1 and 2
+while mcpline owns the descriptors, and put back afterwards.
+
+The swap is used on Windows only (console writers and ANSI code pages); the mechanism itself is
+platform-independent and tested here on every platform, with a stream in a legacy code page
+standing in for the interpreter's own.
+"""
+
+import io
+import sys
+
+import pytest
+from mcpline import _streams
+
+
+@pytest.fixture
+def install_legacy_stdout(monkeypatch):
+    """Makes a cp1252 stream on fd 1 ``sys.stdout``. Called from the test body: pytest puts its
+    own capture stream back after the fixtures have run."""
+    stream = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="cp1252")
+
+    def install():
+        monkeypatch.setattr(sys, "stdout", stream)
+        return stream
+
+    yield install
+    stream.detach()  # fd 1 belongs to pytest
+
+
+def test_a_legacy_stream_is_swapped_for_utf8_and_put_back(install_legacy_stdout):
+    legacy_stdout = install_legacy_stdout()
+    _streams.hold()
+    try:
+        follower = sys.stdout
+        assert follower is not legacy_stdout
+        assert follower.encoding == "utf-8"
+        assert follower.fileno() == 1
+        assert follower.line_buffering
+    finally:
+        _streams.release()
+    assert sys.stdout is legacy_stdout
+
+
+def test_holds_nest_and_only_the_last_release_puts_it_back(install_legacy_stdout):
+    legacy_stdout = install_legacy_stdout()
+    _streams.hold()
+    follower = sys.stdout
+    _streams.hold()
+    assert sys.stdout is follower, "a nested hold keeps the same follower"
+    _streams.release()
+    assert sys.stdout is follower, "still held once"
+    _streams.release()
+    assert sys.stdout is legacy_stdout
+
+
+def test_a_stream_replaced_meanwhile_is_left_in_place(install_legacy_stdout):
+    install_legacy_stdout()
+    _streams.hold()
+    mine = io.StringIO()
+    sys.stdout = mine
+    _streams.release()
+    assert sys.stdout is mine
+
+
+def test_streams_that_are_not_on_fd_1_or_2_are_left_alone(monkeypatch):
+    mine = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", mine)
+    _streams.hold()
+    try:
+        assert sys.stdout is mine
+    finally:
+        _streams.release()
