@@ -423,7 +423,7 @@ pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
             }
             Streams::Idle { kept: Some(home) } => sys::private_file(&home.err)?,
             // fd 2 is home: a copy of it is the real stderr.
-            Streams::Idle { kept: None } => match sys::try_save(STDERR)? {
+            Streams::Idle { kept: None } => match sys::try_save(STDERR, false)? {
                 Some(saved) => sys::private_file(&saved)?,
                 None => return Ok(()),
             },
