@@ -15,9 +15,10 @@ from mcpline import _streams
 
 @pytest.fixture
 def install_legacy_stdout(monkeypatch):
-    """Makes a cp1252 stream on fd 1 ``sys.stdout``. Called from the test body: pytest puts its
-    own capture stream back after the fixtures have run."""
+    """Makes a cp1252 stream on fd 1 ``sys.stdout``, with swapping on as on Windows. Called from
+    the test body: pytest puts its own capture stream back after the fixtures have run."""
     stream = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="cp1252")
+    monkeypatch.setattr(_streams, "SWAPS", True)
 
     def install():
         monkeypatch.setattr(sys, "stdout", stream)
@@ -70,3 +71,32 @@ def test_streams_that_are_not_on_fd_1_or_2_are_left_alone(monkeypatch):
         assert sys.stdout is mine
     finally:
         _streams.release()
+
+
+@pytest.fixture
+def install_block_buffered_stdout(monkeypatch):
+    """Makes a block-buffered UTF-8 stream on fd 1 ``sys.stdout`` (what a host's pipe gives),
+    with swapping off as elsewhere than Windows."""
+    stream = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
+    monkeypatch.setattr(_streams, "SWAPS", False)
+
+    def install():
+        monkeypatch.setattr(sys, "stdout", stream)
+        return stream
+
+    yield install
+    stream.detach()
+
+
+def test_a_block_buffered_stream_is_line_buffered_while_held_and_put_back(
+    install_block_buffered_stdout,
+):
+    stdout = install_block_buffered_stdout()
+    assert not stdout.line_buffering
+    _streams.hold()
+    try:
+        assert sys.stdout is stdout, "not swapped, only line-buffered"
+        assert stdout.line_buffering
+    finally:
+        _streams.release()
+    assert not stdout.line_buffering

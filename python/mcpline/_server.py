@@ -189,17 +189,15 @@ class Server:
             previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
-        if sys.platform == "win32":  # console and ANSI-code-page streams do not follow fds 1/2
-            from mcpline import _streams
+        from mcpline import _streams
 
-            _streams.hold()
         try:
-            self._core.run_stdio()
+            # Once the protocol stdout is put aside: line by line, and on Windows through fds
+            # 1/2 in UTF-8 (after the flush that sends what was printed before run() to stderr).
+            self._core.run_stdio(_streams.serving)
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
-            if sys.platform == "win32":
-                _streams.release()
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
             if self._runner is not None:

@@ -1,4 +1,12 @@
-"""Windows: ``sys.stdout`` and ``sys.stderr`` that follow fds 1 and 2 while mcpline owns them.
+"""``sys.stdout`` and ``sys.stderr`` that follow fds 1 and 2, line by line, while mcpline owns them.
+
+Everywhere: a host starts the server with stdout a pipe, so ``sys.stdout`` is block-buffered,
+and a tool's ``print`` would reach its capture only when the call ends, after whatever a child
+process or C code wrote meanwhile. While held, the interpreter's ``sys.stdout`` and
+``sys.stderr`` are line-buffered (``reconfigure``), so the attached output is in the order it
+was written; their previous buffering comes back on release.
+
+Windows, in addition:
 
 While a server runs or a capture is active, the Rust core points fds 1 and 2 elsewhere (the log,
 a capture file). Two kinds of Python stream on Windows do not follow:
@@ -14,7 +22,7 @@ So for as long as mcpline owns the descriptors (``hold()`` ... ``release()``, ne
 either of those kinds, replaced by UTF-8 text streams over the descriptors themselves
 (``FileIO(fd, closefd=False)``, line-buffered), and put back afterwards (unless the program
 replaced them meanwhile). Streams a program installed itself (pytest's, a ``StringIO``) are left
-alone. Elsewhere than Windows this module is not used.
+alone.
 """
 
 from __future__ import annotations
@@ -28,10 +36,16 @@ from mcpline._startup import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import TextIO
 
+# Whether streams that do not follow fds 1/2 in UTF-8 are swapped (Windows) or only
+# line-buffered (elsewhere, where every descriptor stream follows its descriptor).
+SWAPS = sys.platform == "win32"
+
 _lock = threading.Lock()
 _depth = 0
 # (name in sys, the stream put aside, the follower put in its place)
 _swapped: list[tuple[str, TextIO, TextIO]] = []
+# Streams switched to line buffering, to switch back.
+_line_buffered: list[io.TextIOWrapper] = []
 
 
 def _follows_fd(stream: object, fd: int) -> bool:
@@ -57,6 +71,19 @@ def _follower(stream: TextIO, fd: int) -> TextIO:
     )
 
 
+def _line_buffer(stream: object, fd: int) -> None:
+    """Switches the interpreter's text stream on ``fd`` to line buffering, if it is not."""
+    if not isinstance(stream, io.TextIOWrapper) or stream.line_buffering:
+        return
+    try:
+        if stream.fileno() != fd:
+            return
+        stream.reconfigure(line_buffering=True)
+    except (OSError, ValueError):
+        return
+    _line_buffered.append(stream)
+
+
 def hold() -> None:
     """Called when mcpline takes fds 1 and 2 (serving, capturing); nestable."""
     global _depth
@@ -66,7 +93,8 @@ def hold() -> None:
             return
         for name, fd in (("stdout", 1), ("stderr", 2)):
             stream = getattr(sys, name, None)
-            if stream is None or _follows_fd(stream, fd):
+            if not SWAPS or stream is None or _follows_fd(stream, fd):
+                _line_buffer(stream, fd)
                 continue
             try:
                 stream.flush()
@@ -75,6 +103,15 @@ def hold() -> None:
             follower = _follower(stream, fd)
             setattr(sys, name, follower)
             _swapped.append((name, stream, follower))
+
+
+def serving(protected: bool) -> None:
+    """The server's edges: ``hold()`` once the protocol stdout is put aside, ``release()`` before
+    it comes back."""
+    if protected:
+        hold()
+    else:
+        release()
 
 
 def release() -> None:
@@ -92,3 +129,9 @@ def release() -> None:
                 pass
             if getattr(sys, name, None) is follower:
                 setattr(sys, name, original)
+        while _line_buffered:
+            stream = _line_buffered.pop()
+            try:
+                stream.reconfigure(line_buffering=False)
+            except (OSError, ValueError):
+                pass

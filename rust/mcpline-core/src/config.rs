@@ -121,5 +121,21 @@ pub enum ServeEnd {
 /// A check the worker runs while idle (every [`STOP_POLL`]); returning true stops the server.
 pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;
 
+/// Which edge of [`Server::serve_stdio`] a [`StdioHook`] runs at.
+///
+/// [`Server::serve_stdio`]: crate::Server::serve_stdio
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdioEdge {
+    /// The protocol stdout has just been put aside: fd 1 writes to stderr now.
+    Protected,
+    /// The protocol stdout is about to come back to fd 1.
+    Restoring,
+}
+
+/// Runs at both edges of serving stdio (see [`Server::set_stdio_hook`]).
+///
+/// [`Server::set_stdio_hook`]: crate::Server::set_stdio_hook
+pub type StdioHook = Arc<dyn Fn(StdioEdge) + Send + Sync>;
+
 /// How often an idle worker runs the stop check.
 pub const STOP_POLL: Duration = Duration::from_millis(100);

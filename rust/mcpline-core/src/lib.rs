@@ -51,7 +51,7 @@ mod validate;
 pub use capture::{
     Capture, CaptureError, Captured, ProtectedStdio, is_capturing, settle, write_real_stderr,
 };
-pub use config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
+pub use config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck};
 pub use context::CallContext;
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::capture::ProtectedStdio;
-use crate::config::{ServeEnd, ServerConfig, ServerInfo, StopCheck};
+use crate::config::{ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck};
 use crate::error::ServerError;
 use crate::registry::Registry;
 use crate::session::{Handoff, Session};
@@ -18,6 +18,7 @@ pub struct Server {
     config: ServerConfig,
     registry: Registry,
     stop_check: Option<StopCheck>,
+    stdio_hook: Option<StdioHook>,
 }
 
 impl Server {
@@ -29,6 +30,7 @@ impl Server {
             config: ServerConfig::default(),
             registry: Registry::default(),
             stop_check: None,
+            stdio_hook: None,
         }
     }
 
@@ -41,6 +43,15 @@ impl Server {
     /// [`STOP_POLL`]: crate::STOP_POLL
     pub fn set_stop_check(&mut self, check: StopCheck) {
         self.stop_check = Some(check);
+    }
+
+    /// Installs what [`Server::serve_stdio`] runs right after the protocol stdout is put aside
+    /// ([`StdioEdge::Protected`]) and right before it comes back ([`StdioEdge::Restoring`]). The
+    /// Python binding flushes `sys.stdout` there: text buffered before serving goes to stderr
+    /// rather than ahead of the first response, and text buffered while serving (a tool that
+    /// runs uncaptured) never follows the last one.
+    pub fn set_stdio_hook(&mut self, hook: StdioHook) {
+        self.stdio_hook = Some(hook);
     }
 
     /// The configuration, for adjusting before serving.
@@ -105,6 +116,9 @@ impl Server {
     /// The descriptors could not be protected.
     pub fn serve_stdio(&self) -> Result<ServeEnd, ServerError> {
         let mut protected = ProtectedStdio::install()?;
+        if let Some(hook) = &self.stdio_hook {
+            hook(StdioEdge::Protected);
+        }
         let (input, output) = protected.take_streams();
         let transport = Arc::new(StdioTransport::new(
             input,
@@ -116,6 +130,9 @@ impl Server {
         server.config.watch_parent = true;
         let handoff = Handoff::new(Arc::clone(&transport) as Arc<dyn WakeableInput>);
         let end = server.run_session(transport, handoff);
+        if let Some(hook) = &self.stdio_hook {
+            hook(StdioEdge::Restoring);
+        }
         drop(protected);
         Ok(end)
     }

@@ -4,7 +4,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
-    MemoryClient, ServeEnd, Server, ServerInfo, lock, memory_pair, memory_pair_with_cap,
+    MemoryClient, ServeEnd, Server, ServerInfo, StdioEdge, lock, memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,6 +13,7 @@ use pyo3::types::{PyBytes, PyString};
 use crate::convert::{Kinds, parse_output, seconds};
 use crate::errors::setup_error;
 use crate::interrupt::Interrupt;
+use crate::streams::flush_python_streams;
 use crate::tool::{PyTool, ToolOptions, ToolShape};
 
 fn end_name(end: ServeEnd) -> &'static str {
@@ -148,8 +149,24 @@ impl PyServer {
 
     /// Serves stdin/stdout until end of input; returns why it stopped. Re-raises a
     /// KeyboardInterrupt (or the exception a signal handler raised) that stopped it.
-    fn run_stdio(&self, py: Python<'_>) -> PyResult<&'static str> {
-        let server = self.prepared();
+    ///
+    /// Python's streams are flushed right after the protocol stdout is put aside and right
+    /// before it comes back; `on_stdio(True)` / `on_stdio(False)` then run at those edges
+    /// (an exception there is printed to stderr, not raised).
+    #[pyo3(signature = (on_stdio=None))]
+    fn run_stdio(&self, py: Python<'_>, on_stdio: Option<Py<PyAny>>) -> PyResult<&'static str> {
+        let mut server = self.prepared();
+        server.set_stdio_hook(Arc::new(move |edge| {
+            Python::attach(|py| {
+                flush_python_streams(py);
+                if let Some(callback) = &on_stdio {
+                    let protected = edge == StdioEdge::Protected;
+                    if let Err(err) = callback.call1(py, (protected,)) {
+                        err.print(py);
+                    }
+                }
+            });
+        }));
         let end = py.detach(move || server.serve_stdio());
         if let Some(err) = self.interrupt.take() {
             return Err(err);

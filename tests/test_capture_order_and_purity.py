@@ -1,0 +1,58 @@
+"""What a tool prints is attached in the order it was written, and nothing Python buffers on
+stdout ever reaches the protocol stream: not before ``run()``, not in ``output="off"``, not at exit.
+
+The servers run as a host starts them: stdout a pipe and no ``PYTHONUNBUFFERED``, so
+``sys.stdout`` is block-buffered unless mcpline changes that.
+"""
+
+import json
+import os
+import sys
+
+import pytest
+from conftest import SERVERS_DIR
+
+ORDERING_SERVER = SERVERS_DIR / "ordering_server.py"
+
+
+def host_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env.update(extra)
+    return env
+
+
+def assert_stdout_is_only_protocol(server) -> None:
+    for line in server.stdout_lines:
+        message = json.loads(line)
+        assert message.get("jsonrpc") == "2.0", line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the child is sh")
+def test_prints_and_child_output_are_attached_in_the_order_written(spawn):
+    server = spawn(ORDERING_SERVER, env=host_env())
+    server.initialize()
+    result = server.call("steps")
+    assert result["isError"] is True, result
+    attached = "\n".join(c["text"] for c in result["content"][1:])
+    positions = [attached.find(s) for s in ("step 1", "step 2", "step 3", "step 4 failed")]
+    assert -1 not in positions, attached
+    assert positions == sorted(positions), attached
+
+
+def test_a_print_before_run_goes_to_stderr_not_the_protocol(spawn):
+    server = spawn(ORDERING_SERVER, env=host_env(PRINT_BEFORE_RUN="1"))
+    server.initialize()
+    server.close_stdin()
+    assert server.wait(10) == 0
+    assert_stdout_is_only_protocol(server)
+    assert "printed at import, before run()" in server.stderr_text()
+
+
+def test_what_an_uncaptured_tool_printed_never_reaches_the_protocol_at_exit(spawn):
+    server = spawn(ORDERING_SERVER, env=host_env())
+    server.initialize()
+    assert server.call("uncaptured")["content"][0]["text"] == "done"
+    server.close_stdin()
+    assert server.wait(10) == 0
+    assert_stdout_is_only_protocol(server)
+    assert "printed by a tool with output off" in server.stderr_text()
