@@ -24,6 +24,9 @@ ALL_VERSIONS = (*HANDSHAKE_VERSIONS, STATELESS_VERSION)
 
 _EOF = object()
 
+# tests/windows/ is the Windows suite: it runs under wine through tests/windows/run.sh.
+collect_ignore = ["windows"]
+
 
 class ServerProcess:
     """A server subprocess with a JSON-line client on its stdin/stdout.
