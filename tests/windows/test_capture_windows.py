@@ -28,7 +28,7 @@ def test_capture_receives_the_line_each_path_writes(writer):
     assert out.total_bytes >= len(line)
 
 
-def test_capture_text_is_exactly_what_was_written_once():
+def test_each_line_written_inside_one_capture_appears_in_it_exactly_once():
     with mcpline.capture() as out:
         for writer, (_, write) in WRITERS.items():
             write(expected_line(writer, "ONCE"))

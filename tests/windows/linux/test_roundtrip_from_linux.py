@@ -246,7 +246,7 @@ def test_requests_pipelined_before_end_of_input_are_all_answered_in_order_then_e
     assert_stdout_is_only_protocol(server)
 
 
-def test_at_end_of_input_a_running_tool_is_cancelled_after_the_grace_and_queued_calls_fail(
+def test_after_the_eof_grace_a_running_tool_is_cancelled_and_answered_once_queued_calls_fail(
     spawn_windows_server,
 ):
     # As the core's end-of-input tests specify: after the grace the running call is told to
