@@ -32,7 +32,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 export PYTHONUNBUFFERED=1
 export PYTHONDONTWRITEBYTECODE=1
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+export CARGO_TARGET_DIR="$ROOT/target"
+unset CARGO_BUILD_TARGET_DIR
 # The same interpreter the Makefile gives pyo3's build script, so that `make test-windows` and a
 # direct run share cargo's artefacts.
 export PYO3_PYTHON="${PYO3_PYTHON:-$ROOT/.venv/bin/python}"
@@ -118,7 +119,9 @@ if ! command -v cargo >/dev/null 2>&1 && [ -f "$HOME/.cargo/env" ]; then
   # shellcheck disable=SC1091
   . "$HOME/.cargo/env"
 fi
-command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found (install Rust with rustup)" >&2; exit 1; }
+for tool in cargo rustup; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found (install Rust with rustup)" >&2; exit 1; }
+done
 
 missing=()
 command -v wine >/dev/null 2>&1 || missing+=(wine)
