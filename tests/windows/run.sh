@@ -2,16 +2,18 @@
 # The Windows test suite, run under wine on Linux (`make test-windows`).
 #
 # What runs where:
-#   tests/windows/test_*.py        Windows-side tests. Every test_*.py directly in this folder is
-#                                  run by the official embeddable Windows CPython under wine, with
+#   tests/windows/inside/test_*.py Windows-side tests. Every test_*.py in inside/ is run here by
+#                                  the official embeddable Windows CPython under wine (with -s),
 #                                  mcpline imported from the Windows build of the extension
-#                                  (_core.pyd, x86_64-pc-windows-gnu). Add Windows tests here.
+#                                  (_core.pyd, x86_64-pc-windows-gnu). Add Windows tests there;
+#                                  on Windows, the repository's pytest run collects them too.
 #   tests/windows/linux/test_*.py  Linux-side tests, run by the Linux .venv python: they start
 #                                  `wine python.exe tests/windows/servers/<server>.py` with pipes
 #                                  and speak JSON-RPC to it, as an MCP host would.
 #   tests/windows/servers/         the servers those tests start (Windows CPython, under wine).
-#   tests/windows/pytest.ini       the configuration of both runs. The repository's own pytest run
-#                                  never collects this folder (collect_ignore in tests/conftest.py).
+#   tests/windows/pytest.ini       the configuration of both runs here. On Linux the repository's
+#                                  own pytest run never collects tests/windows/ (collect_ignore in
+#                                  tests/conftest.py).
 #
 # Stages: the tools (wine, mingw, the Rust target; installed only when missing), the wine prefix
 # with the bcryptprimitives.dll stub (bcryptprimitives.c), the core's cargo tests for
@@ -236,17 +238,17 @@ stage_done ok
 
 # --- 6. the Windows-side tests --------------------------------------------------------------
 
-stage "pytest under wine: tests/windows/test_*.py (Windows CPython)"
+stage "pytest under wine: tests/windows/inside/ (Windows CPython)"
 shopt -s nullglob
-windows_tests=(tests/windows/test_*.py)
+windows_tests=(tests/windows/inside/test_*.py)
 shopt -u nullglob
 if [ "${#windows_tests[@]}" -eq 0 ]; then
-  echo "error: no tests/windows/test_*.py" >&2
+  echo "error: no tests/windows/inside/test_*.py" >&2
   stage_done FAILED
 else
   # -s: the tests check what reaches descriptors 1 and 2, which pytest's capture would replace.
   run_tests in_wine_pipes wine "$WIN_PYTHON" -m pytest -c tests/windows/pytest.ini -s \
-    "${windows_tests[@]}"
+    --confcutdir tests/windows/inside "${windows_tests[@]}"
 fi
 
 # --- 7. the Linux-side round trips ----------------------------------------------------------

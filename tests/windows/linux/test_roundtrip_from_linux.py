@@ -6,9 +6,15 @@ to the server's stdin pipe and reads its stdout pipe, where nothing but protocol
 """
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The writers the Windows server's tools run (importable here: the UCRT loads only when used).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
+
 from writers import WRITERS, expected_line
 
 WRITER_NAMES = list(WRITERS)

@@ -1,7 +1,7 @@
 """Windows: ``mcpline.capture()`` catches every way a process writes to descriptors 1 and 2.
 
 Run by the Windows CPython under wine (tests/windows/run.sh) with ``-s``, so that descriptors 1
-and 2 of this process are the real ones (pipes). The writers are in servers/windows_server.py:
+and 2 of this process are the real ones (pipes). The writers are in ../servers/writers.py:
 Python's streams, ``os.write``, Python / ``cmd`` / ``os.system`` children and the UCRT (``_write``,
 ``printf`` flushed or left in the C buffer).
 """
@@ -13,9 +13,18 @@ from pathlib import Path
 
 import mcpline
 import pytest
+
+# The writers and the server these tests share with the Linux side.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
+
 from writers import WRITERS, expected_line
 
-SERVERS_DIR = Path(__file__).resolve().parent / "servers"
+SERVERS_DIR = Path(__file__).resolve().parents[1] / "servers"
+
+# print() must reach descriptor 1: pytest's own capture (anything but -s) replaces sys.stdout.
+pytestmark = pytest.mark.skipif(
+    sys.stdout is not sys.__stdout__, reason="needs pytest -s (tests/windows/run.sh passes it)"
+)
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))

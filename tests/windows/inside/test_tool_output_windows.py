@@ -1,16 +1,28 @@
 """Windows: what a tool run writes to descriptors 1 and 2 is captured and attached to its result.
 
 Run by the Windows CPython under wine (tests/windows/run.sh), in process through
-``mcpline.testing.Client`` (the real Rust core). Every path of servers/windows_server.py's
+``mcpline.testing.Client`` (the real Rust core). Every path of ../servers/writers.py's
 ``WRITERS`` writes one line; the attached text must hold each, and an error result must carry it
 too. Over real stdio pipes (and that none of it reaches the protocol stdout) is checked from Linux
 in linux/test_roundtrip_from_linux.py.
 """
 
+import sys
+from pathlib import Path
+
 import pytest
 from mcpline.testing import Client
+
+# The writers and the server these tests share with the Linux side.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
+
 from windows_server import server
 from writers import WRITERS, expected_line
+
+# print() must reach descriptor 1: pytest's own capture (anything but -s) replaces sys.stdout.
+pytestmark = pytest.mark.skipif(
+    sys.stdout is not sys.__stdout__, reason="needs pytest -s (tests/windows/run.sh passes it)"
+)
 
 
 def attached_lines(result) -> list[str]:
