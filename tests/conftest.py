@@ -24,6 +24,10 @@ ALL_VERSIONS = (*HANDSHAKE_VERSIONS, STATELESS_VERSION)
 
 _EOF = object()
 
+# tests/windows/ is the Windows suite, run under wine by tests/windows/run.sh. Its Windows-side
+# tests (windows/inside/) also run here on Windows; its Linux side (windows/linux/) needs wine.
+collect_ignore = ["windows/linux"] if sys.platform == "win32" else ["windows"]
+
 
 class ServerProcess:
     """A server subprocess with a JSON-line client on its stdin/stdout.

@@ -1,0 +1,117 @@
+"""The server of the Windows suite, run by the Windows CPython under wine (tests/windows/run.sh).
+
+``python.exe tests/windows/servers/windows_server.py [EOF_GRACE_SECONDS]`` serves stdio until end
+of input. The Windows-side tests (tests/windows/test_*.py) import its ``server``; the Linux-side
+tests (tests/windows/linux/) start it under wine and talk to it.
+
+The writers ``write_all`` and ``write_all_then_fail`` run are in writers.py.
+
+Tools:
+
+- ``add(a, b)``: a + b.
+- ``write_all(marker)`` (``output="result"``): runs every writer, answers "ok".
+- ``write_all_then_fail(marker)``: runs every writer, then fails with "failed on purpose".
+- ``ask()``: ``input("name? ")``.
+- ``echo(text)``: the text.
+- ``wait_for_cancel(seconds)``: reports progress once ("started"), then polls ``ctx.cancelled``
+  for up to ``seconds``; prints "<request id> saw the cancellation" when it sees it.
+- ``check_until_cancelled(seconds)``: reports progress once, then calls ``ctx.check_cancelled()``
+  in a loop; prints "<request id> raised <exception>" when it raises.
+- ``say(text)``: prints the text (to the captured stdout) and answers it.
+- ``sleep(seconds)``: ``time.sleep``, then "slept".
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+# The embeddable CPython's ._pth file keeps the script's folder off sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from mcpline import Context, McplineError, Server, ToolError
+from writers import write_everything
+
+EOF_GRACE = float(sys.argv[1]) if __name__ == "__main__" and len(sys.argv) > 1 else 5.0
+
+
+server = Server("windows", version="1.0.0", eof_grace=EOF_GRACE)
+
+
+@server.tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool(output="result")
+def write_all(marker: str) -> str:
+    """Write a line through every writer; attach the output to the result."""
+    write_everything(marker)
+    return "ok"
+
+
+@server.tool
+def write_all_then_fail(marker: str) -> str:
+    """Write a line through every writer, then fail."""
+    write_everything(marker)
+    raise ToolError("failed on purpose")
+
+
+@server.tool
+def ask() -> str:
+    """Prompt for a line with input()."""
+    return input("name? ")
+
+
+@server.tool
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool
+def say(text: str) -> str:
+    """Print the text and answer it."""
+    print(text)
+    return text
+
+
+@server.tool
+def sleep(seconds: float) -> str:
+    """Sleep, then answer "slept"."""
+    time.sleep(seconds)
+    return "slept"
+
+
+@server.tool
+def wait_for_cancel(seconds: float, ctx: Context) -> str:
+    """Report "started", then poll ctx.cancelled for up to the given seconds."""
+    ctx.progress(0, message="started")
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ctx.cancelled:
+            print(f"{ctx.request_id} saw the cancellation")
+            return "cancelled"
+        time.sleep(0.01)
+    return "not cancelled"
+
+
+@server.tool
+def check_until_cancelled(seconds: float, ctx: Context) -> str:
+    """Report "started", then call ctx.check_cancelled() in a loop for up to the given seconds."""
+    ctx.progress(0, message="started")
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            ctx.check_cancelled()
+            time.sleep(0.01)
+    except McplineError as e:
+        print(f"{ctx.request_id} raised {type(e).__name__}")
+        raise
+    return "not cancelled"
+
+
+if __name__ == "__main__":
+    server.run()
