@@ -219,3 +219,10 @@ def wait_for_event(path: Path, event: str, timeout: float = 10.0) -> None:
     while event not in events(path):
         assert time.monotonic() < deadline, f"{event!r} not in {events(path)} after {timeout} s"
         time.sleep(0.02)
+
+
+def pytest_report_header() -> str:
+    """Names the mcpline the suite runs against (the installed wheel under `make test`)."""
+    import mcpline._core
+
+    return f"mcpline: {Path(mcpline._core.__file__).resolve().parent}"

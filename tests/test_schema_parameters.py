@@ -31,9 +31,6 @@ else:
 
     TYPING_MODULE = "typing_extensions"
 
-PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"
-
-
 def validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
@@ -599,7 +596,6 @@ def test_describing_plain_tools_never_imports_pydantic() -> None:
         [sys.executable, "-B", "-c", code],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(PYTHON_DIR)},
         check=True,
         timeout=60,
     )
