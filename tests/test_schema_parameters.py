@@ -31,6 +31,7 @@ else:
 
     TYPING_MODULE = "typing_extensions"
 
+
 def validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)

@@ -8,7 +8,10 @@
 //!   `print()`, a C library or a child process writes to the log, never into the protocol).
 //! - [`Capture`] redirects fds 1 and 2 into an unlinked temporary file for the duration of one tool
 //!   call. A file, never a pipe: a chatty child can never block on a full pipe buffer, and nobody
-//!   has to drain it. [`Capture::finish`] restores the descriptors and hands back a [`Captured`]
+//!   has to drain it. It is opened for appending (unix), so a child writing through
+//!   `/dev/stderr` or `/proc/self/fd/2` (its own open of the file) overwrites nothing and leaves
+//!   no holes; one that truncates it (`> /dev/stderr`) still drops what came before, as it would
+//!   with any file. [`Capture::finish`] restores the descriptors and hands back a [`Captured`]
 //!   that reads the bytes from the file on demand (memory stays bounded whatever the size).
 //!
 //! # Rules
@@ -42,7 +45,9 @@
 //!
 //! And an empty capture that ends while stdio is protected parks: fds 1 and 2 stay on its empty
 //! file and the next `begin` takes it over, so quiet calls run back to back cost two `lseek` each
-//! (one at each end) and no `dup2` at all. The server calls [`settle`] before it waits for work,
+//! (one at each end), three `fstat` and no `dup2` at all. The `fstat`s check that fds 1 and 2
+//! still reach the capture file: a tool that pointed them at its own log or closed them gets
+//! them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for work,
 //! which points them home (the `dup2` pair the finish saved), so nothing written between calls
 //! waits in a parked file. The cell keeps this state explicitly (`Streams`: idle, capturing,
 //! parked); callers only see `begin`, `finish` and `settle`.
@@ -238,6 +243,15 @@ fn file_len(mut file: &File) -> io::Result<u64> {
     file.seek(SeekFrom::End(0))
 }
 
+/// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
+/// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
+fn still_on(file: &File) -> bool {
+    let Ok(id) = sys::file_id(file) else {
+        return false;
+    };
+    sys::fd_file_id(STDOUT) == Some(id) && sys::fd_file_id(STDERR) == Some(id)
+}
+
 /// Takes the spare capture file if it is still empty, or creates a fresh unlinked one.
 fn capture_file(spare: &mut Option<File>) -> Result<File, CaptureError> {
     if let Some(file) = spare.take() {
@@ -249,6 +263,7 @@ fn capture_file(spare: &mut Option<File>) -> Result<File, CaptureError> {
         dir: std::env::temp_dir(),
         source,
     })?;
+    sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
     sys::off_standard_fds(file).map_err(descriptor(BEGIN, "moving the capture file off fd 0"))
 }
 
@@ -337,7 +352,8 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) an empty capture instead leaves them parked on its file, which the
     /// next [`Capture::begin`] takes over without any `dup2`: a server running quiet calls back
-    /// to back pays two `lseek` per call. [`settle`] ends the parking (the server calls it
+    /// to back pays two `lseek` and three `fstat` per call. Only while fds 1 and 2 still reach
+    /// the capture file: if the tool moved or closed them, they are restored as usual. [`settle`] ends the parking (the server calls it
     /// before it waits for work); whatever reached the parked file meanwhile goes to the real
     /// stderr.
     ///
@@ -355,7 +371,8 @@ impl Capture {
         let mut cell = cell();
         let parks = cell.protect.is_some()
             && matches!(cell.streams, Streams::Capturing { .. })
-            && file_len(&file).is_ok_and(|len| len == 0);
+            && file_len(&file).is_ok_and(|len| len == 0)
+            && still_on(&file);
         if parks {
             let Streams::Capturing { home } = cell.take_streams() else {
                 unreachable!("matched as capturing above");

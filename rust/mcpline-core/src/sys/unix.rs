@@ -165,6 +165,58 @@ pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
     dup_cloexec(file.as_raw_fd()).map(File::from)
 }
 
+/// What an open file is (device and inode), to tell whether two descriptors reach the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+/// The identity of `file`.
+pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = file.metadata()?;
+    Ok(FileId {
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
+/// The identity of the file behind descriptor `fd`, or `None` if `fd` is closed.
+pub(crate) fn fd_file_id(fd: RawFd) -> Option<FileId> {
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat writes one `struct stat` into `stat`, a live local of that type; a closed
+    // `fd` yields EBADF and writes nothing.
+    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: fstat succeeded, so it initialised the whole struct.
+    let stat = unsafe { stat.assume_init() };
+    #[allow(
+        clippy::useless_conversion,
+        reason = "the field types differ between platforms"
+    )]
+    Some(FileId {
+        dev: u64::from(stat.st_dev),
+        ino: u64::from(stat.st_ino),
+    })
+}
+
+/// Makes every write through `file`'s descriptors (fds 1 and 2 included) land at the end of the
+/// file, whatever another open of it (`> /dev/stderr` in a child) did to the size or offset.
+pub(crate) fn set_append(file: &File) -> io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL/F_SETFL read and set the status flags of a descriptor `file` keeps open;
+    // no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_APPEND) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// Points standard descriptor `fd` at the capture file.
 pub(crate) fn redirect(fd: RawFd, file: &FileFd<'_>) -> io::Result<()> {
     dup2(file.0.as_raw_fd(), fd)

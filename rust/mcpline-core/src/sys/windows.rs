@@ -564,6 +564,51 @@ pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
     Ok(file)
 }
 
+/// What an open file is (volume serial number and file index), to tell whether two handles reach
+/// the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    volume: u32,
+    index: u64,
+}
+
+fn handle_id(handle: HANDLE) -> Option<FileId> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle,
+    };
+    let mut info = std::mem::MaybeUninit::<BY_HANDLE_FILE_INFORMATION>::uninit();
+    // SAFETY: writes one BY_HANDLE_FILE_INFORMATION into `info`, a live local of that type;
+    // `handle` is kept open by its owner for the call. Failure (a pipe, a console) writes nothing.
+    if unsafe { GetFileInformationByHandle(handle, info.as_mut_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: the call succeeded, so it initialised the whole struct.
+    let info = unsafe { info.assume_init() };
+    Some(FileId {
+        volume: info.dwVolumeSerialNumber,
+        index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+    })
+}
+
+/// The identity of `file`.
+pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
+    handle_id(file.as_raw_handle()).ok_or_else(io::Error::last_os_error)
+}
+
+/// The identity of the file behind descriptor `fd`, or `None` if `fd` is closed or is not a
+/// file.
+pub(crate) fn fd_file_id(fd: c_int) -> Option<FileId> {
+    let session = Session::open().ok()?;
+    handle_id(session.os_handle(fd)?)
+}
+
+/// Nothing to do: no path reopens a Windows descriptor's file the way `/dev/stderr` does on
+/// unix, so every write through fds 1 and 2 already goes through the one shared offset.
+#[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
+pub(crate) fn set_append(_file: &File) -> io::Result<()> {
+    Ok(())
+}
+
 /// Points standard descriptor `fd` at the capture file (`_dup2` makes an inheritable copy).
 pub(crate) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
     Session::open()?.dup2(file.fd, fd)

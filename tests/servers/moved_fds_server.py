@@ -1,0 +1,48 @@
+"""Tools that move or close fds 1 and 2 behind the capture's back, and a tool that prints."""
+
+import os
+import subprocess
+
+from mcpline import Server
+
+server = Server("moved-fds")
+
+
+@server.tool
+def log_to(path: str) -> str:
+    """Points fds 1 and 2 at the tool's own log file, as a daemonising library might."""
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    return "logging to " + path
+
+
+@server.tool
+def close_std() -> str:
+    """Closes fds 1 and 2."""
+    os.close(1)
+    os.close(2)
+    return "closed"
+
+
+@server.tool(output="result")
+def speak(word: str) -> str:
+    """Prints a word, and a child prints it too."""
+    print(f"python says {word}", flush=True)
+    subprocess.run(["sh", "-c", f"echo child says {word}"], check=True)
+    return word
+
+
+@server.tool(output="result")
+def dev_stderr(redirect: str) -> str:
+    """Prints, has a shell write through /dev/stderr (`>>` or `>`), prints again."""
+    print("python before", flush=True)
+    subprocess.run(["sh", "-c", f"echo shell one {redirect} /dev/stderr"], check=True)
+    subprocess.run(["sh", "-c", f"echo shell two {redirect} /dev/stderr"], check=True)
+    print("python after", flush=True)
+    return "done"
+
+
+if __name__ == "__main__":
+    server.run()

@@ -1,0 +1,65 @@
+"""A tool that moves or closes fds 1 and 2 cannot take the next call's output with it, and writes
+through ``/dev/stdout`` or ``/dev/stderr`` leave the capture intact (POSIX)."""
+
+import json
+import sys
+
+import pytest
+from conftest import SERVERS_DIR, call_frame
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors and sh")
+
+SERVER = SERVERS_DIR / "moved_fds_server.py"
+
+
+def answers(server, count: int) -> dict:
+    frames = [server.recv() for _ in range(count)]
+    return {frame["id"]: frame for frame in frames}
+
+
+def attached(result: dict) -> str:
+    return "\n".join(c["text"] for c in result["content"][1:])
+
+
+@pytest.mark.parametrize("mover", ["log_to", "close_std"])
+def test_the_call_queued_behind_a_tool_that_moved_fds_1_and_2_keeps_its_output(
+    spawn, tmp_path, mover
+):
+    log = tmp_path / "tool.log"
+    server = spawn(SERVER)
+    server.initialize()
+    args = {"path": str(log)} if mover == "log_to" else {}
+    # Sent together, so the second call is queued when the first one ends (the capture cell
+    # would leave fds 1 and 2 where they are for it).
+    server.send_bytes(
+        call_frame("mover", mover, args) + call_frame("speaker", "speak", {"word": "mine"})
+    )
+    got = answers(server, 2)
+    assert got["mover"]["result"].get("isError") is not True, got["mover"]
+    text = attached(got["speaker"]["result"])
+    assert "python says mine" in text, got["speaker"]
+    assert "child says mine" in text, got["speaker"]
+    assert not log.exists() or "mine" not in log.read_text(), log.read_text()
+    # And the server still serves, with its stderr intact.
+    assert server.call("speak", {"word": "later"})["content"][0]["text"] == "later"
+    server.close_stdin()
+    assert server.wait(10) == 0
+    assert '[speak #"speaker"] python says mine' in server.stderr_text()
+
+
+def test_appending_through_dev_stderr_loses_nothing(spawn):
+    server = spawn(SERVER)
+    server.initialize()
+    text = attached(server.call("dev_stderr", {"redirect": ">>"}))
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines[-4:] == ["python before", "shell one", "shell two", "python after"], text
+
+
+def test_truncating_through_dev_stderr_leaves_no_nul_bytes(spawn):
+    server = spawn(SERVER)
+    server.initialize()
+    result = server.call("dev_stderr", {"redirect": ">"})
+    text = attached(result)
+    assert "\x00" not in text, json.dumps(text)
+    # `>` truncates the file it opens: what came before is gone, what follows is whole.
+    assert text.rstrip().endswith("shell two\npython after"), json.dumps(text)
