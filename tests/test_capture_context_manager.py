@@ -100,51 +100,51 @@ def test_after_the_block_writes_reach_the_real_stdout_and_stderr_again(tmp_path)
     assert ran.stderr == b"AFTER-STDERR\nAFTER-FD2\n"
 
 
-def test_a_nested_capture_is_refused_citing_the_rule_and_the_outer_keeps_working(tmp_path):
+def test_a_nested_capture_is_a_window_onto_the_outer_one(tmp_path):
     ran, found = run_script(
         tmp_path,
         """
-        refusal = None
         with mcpline.capture() as out:
             print("OUTER-BEFORE", flush=True)
-            try:
-                with mcpline.capture():
-                    print("INNER-BODY-RAN", flush=True)
-            except Exception as e:
-                refusal = {
-                    "message": str(e),
-                    "is_mcpline_error": isinstance(e, mcpline.McplineError),
-                }
+            with mcpline.capture() as inner:
+                print("INNER-BODY", flush=True)
+                os.write(2, b"INNER-FD2\\n")
             print("OUTER-AFTER", flush=True)
-            os.write(2, b"OUTER-FD2\\n")
         print("REAL-STDOUT", flush=True)
-        report(text=out.text, refusal=refusal)
+        report(text=out.text, inner=inner.text, inner_bytes=inner.total_bytes)
         """,
     )
     assert ran.returncode == 0, ran.stderr
-    refusal = found["refusal"]
-    assert refusal is not None, found
-    assert refusal["is_mcpline_error"], refusal
-    assert "captures must not nest or run concurrently" in refusal["message"], refusal
-    assert found["text"].splitlines() == ["OUTER-BEFORE", "OUTER-AFTER", "OUTER-FD2"], found
+    assert found["inner"].splitlines() == ["INNER-BODY", "INNER-FD2"], found
+    assert found["inner_bytes"] == len("INNER-BODY\nINNER-FD2\n"), found
+    # The outer capture keeps every byte, the window's included.
+    assert found["text"].splitlines() == [
+        "OUTER-BEFORE",
+        "INNER-BODY",
+        "INNER-FD2",
+        "OUTER-AFTER",
+    ], found
     assert ran.stdout == b"REAL-STDOUT\n"
     assert b"OUTER" not in ran.stderr, ran.stderr
 
 
-def test_the_refusal_is_mcpline_CaptureError(tmp_path):
+def test_capture_errors_are_mcpline_CaptureError(tmp_path):
     # The capture() docstring and DESIGN.md §5 promise ``mcpline.CaptureError``.
     ran, found = run_script(
         tmp_path,
         """
-        with mcpline.capture():
-            try:
-                with mcpline.capture():
-                    pass
-            except Exception as e:
-                error = e
+        from mcpline import _core
+
+        cell = _core.CaptureCell.begin()
+        cell.finish()
+        try:
+            cell.finish()
+        except Exception as e:
+            error = e
         exported = getattr(mcpline, "CaptureError", None)
         report(
             raised=f"{type(error).__module__}.{type(error).__qualname__}",
+            message=str(error),
             exported=exported is not None,
             is_instance=exported is not None and isinstance(error, exported),
         )
@@ -153,22 +153,19 @@ def test_the_refusal_is_mcpline_CaptureError(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert found["exported"], f"mcpline has no attribute CaptureError (raised: {found['raised']})"
     assert found["is_instance"], found
+    assert "already finished" in found["message"], found
 
 
-def test_a_capture_in_another_thread_is_refused_while_one_is_active(tmp_path):
+def test_a_capture_in_another_thread_while_one_is_active_is_a_window_onto_it(tmp_path):
     ran, found = run_script(
         tmp_path,
         """
-        outcome = {}
+        seen = {}
 
         def other():
-            try:
-                with mcpline.capture():
-                    os.write(1, b"OTHER-THREAD-CAPTURED\\n")
-                outcome["refused"] = False
-            except mcpline.McplineError as e:
-                outcome["refused"] = True
-                outcome["message"] = str(e)
+            with mcpline.capture() as window:
+                os.write(1, b"OTHER-THREAD\\n")
+            seen["window"] = window.text
 
         with mcpline.capture() as out:
             os.write(1, b"MAIN-1\\n")
@@ -176,13 +173,12 @@ def test_a_capture_in_another_thread_is_refused_while_one_is_active(tmp_path):
             worker.start()
             worker.join()
             os.write(1, b"MAIN-2\\n")
-        report(text=out.text, **outcome)
+        report(text=out.text, **seen)
         """,
     )
     assert ran.returncode == 0, ran.stderr
-    assert found["refused"] is True, found
-    assert "captures must not nest or run concurrently" in found["message"], found
-    assert found["text"] == "MAIN-1\nMAIN-2\n", found
+    assert found["window"] == "OTHER-THREAD\n", found
+    assert found["text"] == "MAIN-1\nOTHER-THREAD\nMAIN-2\n", found
 
 
 def test_a_raising_block_restores_the_descriptors_and_the_exception_propagates(tmp_path):

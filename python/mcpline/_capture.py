@@ -21,8 +21,10 @@ class capture:
     ```
 
     Output goes to an unlinked temporary file, so a chatty child never blocks. ``limit`` keeps
-    only the last ``limit`` bytes in ``text`` (with a truncation marker). Captures cannot nest
-    or overlap: a second one raises ``mcpline.CaptureError``. On Windows ``sys.stdout`` and
+    only the last ``limit`` bytes in ``text`` (with a truncation marker). Inside a tool that is
+    already captured (or inside another ``capture()``), the block gets a window onto that
+    capture: ``text`` holds what was written during the block, and the outer capture keeps it
+    too (a tool's attached output includes it). On Windows ``sys.stdout`` and
     ``sys.stderr`` write UTF-8 through fds 1 and 2 inside the block (see ``mcpline._streams``).
     """
 

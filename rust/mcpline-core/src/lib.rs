@@ -49,7 +49,8 @@ mod transport;
 mod validate;
 
 pub use capture::{
-    Capture, CaptureError, Captured, ProtectedStdio, is_capturing, settle, write_real_stderr,
+    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, settle,
+    write_real_stderr,
 };
 pub use config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck};
 pub use context::CallContext;

@@ -46,12 +46,13 @@ def test_each_line_written_inside_one_capture_appears_in_it_exactly_once():
         assert lines.count(expected_line(writer, "ONCE")) == 1, (writer, lines)
 
 
-def test_a_second_capture_while_one_is_open_is_refused():
+def test_a_second_capture_while_one_is_open_is_a_window_onto_it():
     with mcpline.capture() as out:
-        with pytest.raises(mcpline.CaptureError):
-            mcpline.capture().__enter__()
+        with mcpline.capture() as window:
+            print("in the window", flush=True)
         print("still captured", flush=True)
-    assert "still captured" in out.text.splitlines()
+    assert window.text.splitlines() == ["in the window"]
+    assert out.text.splitlines()[-2:] == ["in the window", "still captured"]
 
 
 # A child Windows process so that its real stdout and stderr are pipes this test can read: what

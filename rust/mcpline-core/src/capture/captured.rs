@@ -6,27 +6,37 @@ use std::io::{self, BufWriter, Write};
 /// Chunk size for streaming a capture (reads and the buffered writer).
 const CHUNK: usize = 64 * 1024;
 
-/// The bytes of one finished capture. They live in the (unlinked) capture file, which is closed
-/// when this value is dropped.
+/// The bytes of one finished capture (or of a [`Window`](super::Window) onto one). They live in
+/// the (unlinked) capture file, which is closed when this value is dropped.
 #[derive(Debug)]
 pub struct Captured {
     /// `None` for an empty capture (its file went back to be reused).
     pub(super) file: Option<File>,
-    /// Size of the file when the capture finished; later writes by lingering children are ignored.
-    pub(super) len: u64,
+    /// Where these bytes begin in the file: 0, except for a window.
+    pub(super) start: u64,
+    /// Where they end: the size of the file when the capture finished; later writes by
+    /// lingering children are ignored.
+    pub(super) end: u64,
 }
 
 impl Captured {
+    /// Nothing captured.
+    pub(super) const EMPTY: Self = Self {
+        file: None,
+        start: 0,
+        end: 0,
+    };
+
     /// Total bytes captured.
     #[must_use]
     pub const fn len(&self) -> u64 {
-        self.len
+        self.end - self.start
     }
 
     /// Whether nothing was captured.
     #[must_use]
     pub const fn is_empty(&self) -> bool {
-        self.len == 0
+        self.end == self.start
     }
 
     /// The last `limit` bytes as text (lossy UTF-8), prefixed by
@@ -41,16 +51,17 @@ impl Captured {
             return String::new();
         };
         let start = self
-            .len
-            .saturating_sub(u64::try_from(limit).unwrap_or(u64::MAX));
-        let Ok(want) = usize::try_from(self.len - start) else {
+            .end
+            .saturating_sub(u64::try_from(limit).unwrap_or(u64::MAX))
+            .max(self.start);
+        let Ok(want) = usize::try_from(self.end - start) else {
             return String::new(); // unreachable: at most `limit`
         };
         let mut buf = vec![0; want];
         if let Err(error) = read_exact_at(file, &mut buf, start) {
             return format!("[… capture file unreadable: {error} …]\n");
         }
-        let skip = if start > 0 {
+        let skip = if start > self.start {
             buf.iter()
                 .take(3)
                 .take_while(|&&byte| is_utf8_continuation(byte))
@@ -58,7 +69,7 @@ impl Captured {
         } else {
             0
         };
-        let hidden = start + skip as u64;
+        let hidden = start - self.start + skip as u64;
         let body = String::from_utf8_lossy(&buf[skip..]);
         if hidden == 0 {
             body.into_owned()
@@ -81,10 +92,10 @@ impl Captured {
         };
         let mut out = BufWriter::with_capacity(CHUNK, out);
         let mut buf = vec![0; CHUNK];
-        let mut offset = 0;
+        let mut offset = self.start;
         let mut at_line_start = true;
-        while offset < self.len {
-            let want = usize::try_from(self.len - offset).map_or(CHUNK, |left| left.min(CHUNK));
+        while offset < self.end {
+            let want = usize::try_from(self.end - offset).map_or(CHUNK, |left| left.min(CHUNK));
             let read = read_at(file, &mut buf[..want], offset)?;
             if read == 0 {
                 break; // the file shrank: nothing more to copy
@@ -121,10 +132,10 @@ impl Captured {
         let Some(file) = &self.file else {
             return Ok(Vec::new());
         };
-        let len = usize::try_from(self.len)
+        let len = usize::try_from(self.len())
             .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "capture too large"))?;
         let mut buf = vec![0; len];
-        read_exact_at(file, &mut buf, 0)?;
+        read_exact_at(file, &mut buf, self.start)?;
         Ok(buf)
     }
 }

@@ -197,7 +197,8 @@ impl Cell {
         if len > 0 {
             let stray = Captured {
                 file: Some(file),
-                len,
+                start: 0,
+                end: len,
             };
             let _ = stray.copy_labelled("", &mut io::stderr().lock());
         } else if self.spare.is_none() {
@@ -365,7 +366,7 @@ impl Capture {
     /// [`CaptureError::CaptureFile`] if the size of the capture file cannot be read.
     pub fn finish(mut self) -> Result<Captured, CaptureError> {
         let Some(file) = self.file.take() else {
-            return Ok(Captured { file: None, len: 0 });
+            return Ok(Captured::EMPTY);
         };
         sys::flush_c_stdio();
         let mut cell = cell();
@@ -378,7 +379,7 @@ impl Capture {
                 unreachable!("matched as capturing above");
             };
             cell.set_streams(Streams::Parked { home, file });
-            return Ok(Captured { file: None, len: 0 });
+            return Ok(Captured::EMPTY);
         }
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -386,11 +387,12 @@ impl Capture {
             if cell.spare.is_none() {
                 cell.spare = Some(file);
             }
-            return Ok(Captured { file: None, len: 0 });
+            return Ok(Captured::EMPTY);
         }
         Ok(Captured {
             file: Some(file),
-            len,
+            start: 0,
+            end: len,
         })
     }
 }
@@ -402,6 +404,75 @@ impl Drop for Capture {
             // Errors cannot be reported from Drop; both descriptors are attempted regardless.
             let _ = cell().end_capture();
         }
+    }
+}
+
+/// A window onto the active capture: the bytes written to fds 1 and 2 between [`Window::open`]
+/// and [`Window::close`]. This is what a capture requested while another one runs gets (the
+/// cell never nests): `mcpline.capture()` inside a tool sees what the tool printed in its
+/// block, and the call's own capture keeps every byte as well.
+#[derive(Debug)]
+pub struct Window {
+    /// A private handle of the capture file.
+    file: File,
+    /// Its size when the window opened.
+    start: u64,
+}
+
+impl Window {
+    /// Flushes C stdio and opens a window at the current end of the active capture; `None` when
+    /// no capture is active.
+    ///
+    /// The caller flushes language-level buffers first.
+    ///
+    /// # Errors
+    ///
+    /// [`CaptureError::Descriptor`] if fd 1 cannot be copied; [`CaptureError::CaptureFile`] if
+    /// the capture file's size cannot be read.
+    pub fn open() -> Result<Option<Self>, CaptureError> {
+        const OPEN: &str = "open a window onto the active capture";
+        sys::flush_c_stdio();
+        let cell = cell();
+        if !matches!(cell.streams, Streams::Capturing { .. }) {
+            return Ok(None);
+        }
+        // fd 1 points at the capture file: a private copy of it reads the same file.
+        let file = sys::try_save(STDOUT, false)
+            .map_err(descriptor(OPEN, "dup of fd 1"))?
+            .map(|saved| sys::private_file(&saved))
+            .transpose()
+            .map_err(descriptor(OPEN, "a private copy of fd 1"))?
+            .ok_or_else(|| CaptureError::Descriptor {
+                action: OPEN,
+                op: "dup of fd 1".into(),
+                source: io::Error::new(io::ErrorKind::NotFound, "fd 1 is closed"),
+            })?;
+        let start = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+        Ok(Some(Self { file, start }))
+    }
+
+    /// Flushes C stdio and returns what reached the capture since the window opened: its last
+    /// `limit` bytes as text (see [`Captured::tail_text`]) and the byte count.
+    ///
+    /// The caller flushes language-level buffers first.
+    ///
+    /// # Errors
+    ///
+    /// [`CaptureError::CaptureFile`] if the capture file's size cannot be read.
+    pub fn close(self, limit: usize) -> Result<(String, u64), CaptureError> {
+        sys::flush_c_stdio();
+        let end = file_len(&self.file).map_err(|source| CaptureError::CaptureFile { source })?;
+        let mut seen = Captured {
+            file: Some(self.file),
+            start: self.start.min(end),
+            end,
+        };
+        let text = seen.tail_text(limit);
+        // Reading moved the shared file pointer on Windows: the tool writes on at the end.
+        if let Some(file) = seen.file.take() {
+            let _ = file_len(&file);
+        }
+        Ok((text, end - self.start.min(end)))
     }
 }
 
