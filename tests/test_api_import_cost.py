@@ -72,3 +72,31 @@ def test_defining_a_server_with_plain_tools_imports_no_heavy_standard_module():
     )
     heavy = ("typing", "inspect", "dataclasses", "re", "enum", "collections", "signal")
     assert loaded_after(statement, heavy) == []
+
+
+def test_serving_imports_no_heavy_standard_module():
+    # What run() needs on the way to the first answer (signals, the streams it holds) is
+    # paid by every start-up too.
+    heavy = (
+        "typing", "inspect", "dataclasses", "re", "enum", "collections", "threading", "json",
+        "asyncio",
+    )  # fmt: skip
+    code = (
+        "import sys\n"
+        f"before = [m for m in {heavy!r} if m in sys.modules]\n"
+        "from mcpline import Server\n"
+        "s = Server('x')\n"
+        "@s.tool\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    '''Add two numbers.'''\n"
+        "    return a + b\n"
+        "s.run()\n"
+        f"after = [m for m in {heavy!r} if m in sys.modules and m not in before]\n"
+        "sys.stderr.write('LOADED:' + ','.join(after) + '\\n')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], input=b"", capture_output=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    line = [x for x in result.stderr.decode().splitlines() if x.startswith("LOADED:")]
+    assert line == ["LOADED:"], result.stderr.decode()

@@ -27,9 +27,9 @@ alone.
 
 from __future__ import annotations
 
+import _thread  # not `threading`: it would bring functools and collections into start-up
 import io
 import sys
-import threading
 
 from mcpline._startup import TYPE_CHECKING
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # line-buffered (elsewhere, where every descriptor stream follows its descriptor).
 SWAPS = sys.platform == "win32"
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _depth = 0
 # (name in sys, the stream put aside, the follower put in its place)
 _swapped: list[tuple[str, TextIO, TextIO]] = []
