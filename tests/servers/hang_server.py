@@ -19,6 +19,21 @@ def hang(seconds: float) -> str:
 
 
 @server.tool
+def hang_loudly(seconds: float, path: str) -> str:
+    """Print a line and a child's line, note "started" in ``path``, then sleep, ignoring
+    cancellation."""
+    import subprocess
+    import sys
+
+    print("about to hang")
+    subprocess.run([sys.executable, "-c", "print('the child was here')"], check=True)
+    with open(path, "a", encoding="utf-8") as notes:
+        notes.write("started\n")
+    time.sleep(seconds)
+    return "woke up"
+
+
+@server.tool
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b

@@ -407,6 +407,37 @@ impl Drop for Capture {
     }
 }
 
+/// Copies what the active capture holds so far to the real stderr, each line prefixed with
+/// `label`: for a process about to exit while a call runs (an end-of-input grace that ran out,
+/// a dead parent), whose output would otherwise vanish with the unlinked capture file. Does
+/// nothing without an active capture; errors are ignored (the process is on its way out).
+///
+/// Only bytes that reached the file count: a language-level buffer of the running call (which
+/// still holds the interpreter) cannot be flushed from here.
+pub(crate) fn salvage(label: &str) {
+    sys::flush_c_stdio();
+    let cell = cell();
+    let Streams::Capturing { home } = &cell.streams else {
+        return;
+    };
+    // fd 1 points at the capture file: a private copy of it reads the same file.
+    let Ok(Some(saved)) = sys::try_save(STDOUT, false) else {
+        return;
+    };
+    let (Ok(file), Ok(mut err)) = (sys::private_file(&saved), sys::private_file(&home.err)) else {
+        return;
+    };
+    let Ok(end) = file_len(&file) else {
+        return;
+    };
+    let held = Captured {
+        file: Some(file),
+        start: 0,
+        end,
+    };
+    let _ = held.copy_labelled(label, &mut err);
+}
+
 /// A window onto the active capture: the bytes written to fds 1 and 2 between [`Window::open`]
 /// and [`Window::close`]. This is what a capture requested while another one runs gets (the
 /// cell never nests): `mcpline.capture()` inside a tool sees what the tool printed in its

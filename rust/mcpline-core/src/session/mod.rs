@@ -32,6 +32,10 @@ use crate::sys::{Alarm, Unparked, Waker, park};
 use crate::tool::ToolOutput;
 use crate::transport::{Awaited, Transport, WakeableInput};
 
+/// The label of the lines a call still running at exit had written (copied to stderr as the
+/// process leaves without it).
+const RUNNING_AT_EXIT: &str = "[call still running at exit] ";
+
 /// A tool call waiting for the worker.
 pub(crate) struct Job {
     pub(crate) id: RequestId,
@@ -363,6 +367,7 @@ impl Session {
                 .wait_idle(Instant::now() + Duration::from_millis(500))
         {
             log_line("a tool is still running after end of input; exiting without it");
+            capture::salvage(RUNNING_AT_EXIT);
             let _ = std::io::stderr().flush();
             std::process::exit(0);
         }
@@ -392,6 +397,7 @@ impl Session {
                         log_line("the parent process is gone; exiting");
                         me.queue.set_end(ServeEnd::ParentGone);
                         me.abandon_work("the parent process is gone");
+                        capture::salvage(RUNNING_AT_EXIT);
                         let _ = std::io::stderr().flush();
                         std::process::exit(0);
                     }
