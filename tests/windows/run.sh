@@ -7,7 +7,7 @@
 #                                  mcpline imported from the Windows build of the extension
 #                                  (_core.pyd, x86_64-pc-windows-gnu). Add Windows tests there;
 #                                  on Windows, the repository's pytest run collects them too.
-#   tests/windows/linux/test_*.py  Linux-side tests, run by the Linux .venv python: they start
+#   tests/windows/linux/test_*.py  Linux-side tests, run by a Linux venv of their own: they start
 #                                  `wine python.exe tests/windows/servers/<server>.py` with pipes
 #                                  and speak JSON-RPC to it, as an MCP host would.
 #   tests/windows/servers/         the servers those tests start (Windows CPython, under wine).
@@ -60,6 +60,9 @@ PKG_DIR="$WINE_DIR/pkg"            # mcpline/ with _core.pyd
 DL_DIR="$WINE_DIR/downloads"
 WIN_PYTHON="$PYTHON_DIR/python.exe"
 VPY="$ROOT/.venv/bin/python"
+# pytest for the Linux-side tests (the project's .venv holds the build tools only).
+LINUX_VENV="$WINE_DIR/linux-venv"
+LPY="$LINUX_VENV/bin/python"
 
 # --- stage bookkeeping ---------------------------------------------------------------------
 
@@ -142,7 +145,8 @@ fi
 if ! rustup target list --installed | grep -qx "$TARGET"; then
   rustup target add "$TARGET"
 fi
-# The Linux side of the suite runs in the project's venv (make venv: pytest, pytest-timeout).
+# The project's venv downloads and unpacks the Windows pieces; the Linux side of the suite
+# runs in a venv of its own with pytest.
 if [ ! -x "$VPY" ]; then
   venv_probe="$(mktemp -d)"
   if ! python3 -m venv "$venv_probe/v" >/dev/null 2>&1; then
@@ -152,6 +156,11 @@ if [ ! -x "$VPY" ]; then
   rm -rf "$venv_probe"
 fi
 make --no-print-directory venv </dev/null
+if ! "$LPY" -c 'import pytest, pytest_timeout' >/dev/null 2>&1; then
+  rm -rf "$LINUX_VENV"
+  python3 -m venv "$LINUX_VENV"
+  "$LPY" -m pip install --quiet 'pytest>=8' 'pytest-timeout>=2.3'
+fi
 wine --version
 x86_64-w64-mingw32-gcc --version | head -n 1
 cargo --version
@@ -255,5 +264,5 @@ fi
 
 stage "pytest on Linux: tests/windows/linux/ (stdio round trips through wine's pipes)"
 export MCPLINE_WINE_PYTHON="$WIN_PYTHON"
-run_tests "$VPY" -m pytest -c tests/windows/pytest.ini --confcutdir tests/windows/linux \
+run_tests "$LPY" -m pytest -c tests/windows/pytest.ini --confcutdir tests/windows/linux \
   tests/windows/linux </dev/null
