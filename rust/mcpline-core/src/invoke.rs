@@ -43,9 +43,9 @@ pub(crate) fn invoke(
         .spec
         .timeout
         .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
-    let pid = std::process::id();
+    let forks = fork_count();
     let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
-    if std::process::id() != pid {
+    if fork_count() != forks {
         forked_child_returned(&tool.spec.name);
     }
     drop(timer);
@@ -106,8 +106,17 @@ fn forked_child_returned(tool: &str) -> ! {
 }
 
 #[cfg(unix)]
+use crate::sys::fork_count;
+
+#[cfg(unix)]
 fn exit_forked_child() -> ! {
     crate::sys::exit_now(1)
+}
+
+/// Processes do not fork here.
+#[cfg(not(unix))]
+const fn fork_count() -> u64 {
+    0
 }
 
 #[cfg(not(unix))]

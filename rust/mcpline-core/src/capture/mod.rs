@@ -45,7 +45,7 @@
 //!
 //! And an empty capture that ends while stdio is protected parks: fds 1 and 2 stay on its empty
 //! file and the next `begin` takes it over, so quiet calls run back to back cost two `lseek` each
-//! (one at each end), three `fstat` and no `dup2` at all. The `fstat`s check that fds 1 and 2
+//! (one at each end), two `fstat` and no `dup2` at all. The `fstat`s check that fds 1 and 2
 //! still reach the capture file: a tool that pointed them at its own log or closed them gets
 //! them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for work,
 //! which points them home (the `dup2` pair the finish saved), so nothing written between calls
@@ -137,12 +137,16 @@ struct Cell {
     protect: Option<protect::Saved>,
     /// An empty capture file nobody wrote to, kept for the next capture.
     spare: Option<File>,
+    /// The identity of the newest capture file (the only one ever reused), read once when it
+    /// is created rather than on every quiet call.
+    newest: Option<sys::FileId>,
 }
 
 static CELL: Mutex<Cell> = Mutex::new(Cell {
     streams: Streams::Idle { kept: None },
     protect: None,
     spare: None,
+    newest: None,
 });
 /// Mirrors of the cell's state, readable without its lock.
 static CAPTURING: AtomicBool = AtomicBool::new(false);
@@ -246,15 +250,18 @@ fn file_len(mut file: &File) -> io::Result<u64> {
 
 /// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
 /// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
-fn still_on(file: &File) -> bool {
-    let Ok(id) = sys::file_id(file) else {
+fn still_on(file: &File, newest: Option<sys::FileId>) -> bool {
+    let Some(id) = newest.or_else(|| sys::file_id(file).ok()) else {
         return false;
     };
     sys::fd_file_id(STDOUT) == Some(id) && sys::fd_file_id(STDERR) == Some(id)
 }
 
 /// Takes the spare capture file if it is still empty, or creates a fresh unlinked one.
-fn capture_file(spare: &mut Option<File>) -> Result<File, CaptureError> {
+fn capture_file(
+    spare: &mut Option<File>,
+    newest: &mut Option<sys::FileId>,
+) -> Result<File, CaptureError> {
     if let Some(file) = spare.take() {
         if file_len(&file).is_ok_and(|len| len == 0) {
             return Ok(file);
@@ -265,7 +272,10 @@ fn capture_file(spare: &mut Option<File>) -> Result<File, CaptureError> {
         source,
     })?;
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
-    sys::off_standard_fds(file).map_err(descriptor(BEGIN, "moving the capture file off fd 0"))
+    let file = sys::off_standard_fds(file)
+        .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
+    *newest = sys::file_id(&file).ok();
+    Ok(file)
 }
 
 /// Points fds 1 and 2 back at their saved copies (both are attempted).
@@ -327,7 +337,8 @@ impl Capture {
                 err: save(STDERR, BEGIN)?,
             },
         };
-        let file = capture_file(&mut cell.spare)?;
+        let cell = &mut *cell;
+        let file = capture_file(&mut cell.spare, &mut cell.newest)?;
         let redirected = sys::file_fd(&file)
             .map_err(descriptor(
                 BEGIN,
@@ -353,7 +364,7 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) an empty capture instead leaves them parked on its file, which the
     /// next [`Capture::begin`] takes over without any `dup2`: a server running quiet calls back
-    /// to back pays two `lseek` and three `fstat` per call. Only while fds 1 and 2 still reach
+    /// to back pays two `lseek` and two `fstat` per call. Only while fds 1 and 2 still reach
     /// the capture file: if the tool moved or closed them, they are restored as usual. [`settle`] ends the parking (the server calls it
     /// before it waits for work); whatever reached the parked file meanwhile goes to the real
     /// stderr.
@@ -373,7 +384,7 @@ impl Capture {
         let parks = cell.protect.is_some()
             && matches!(cell.streams, Streams::Capturing { .. })
             && file_len(&file).is_ok_and(|len| len == 0)
-            && still_on(&file);
+            && still_on(&file, cell.newest);
         if parks {
             let Streams::Capturing { home } = cell.take_streams() else {
                 unreachable!("matched as capturing above");

@@ -49,6 +49,26 @@ pub(crate) fn flush_c_stdio() {
     }
 }
 
+/// How many forks this process is removed from the one that first called [`fork_count`]: each
+/// fork adds one in the child (a `pthread_atfork` handler), never in the parent.
+static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+extern "C" fn count_fork_in_child() {
+    FORKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The fork count (see [`FORKS`]): a value that differs after a call from before it means the
+/// code now running is a child forked during that call. No system call (unlike `getpid`).
+pub(crate) fn fork_count() -> u64 {
+    static WATCH: std::sync::Once = std::sync::Once::new();
+    WATCH.call_once(|| {
+        // SAFETY: registers a child-side handler that only increments an atomic (async-signal
+        // safe, as a handler run after fork must be); the prepare and parent handlers are none.
+        unsafe { libc::pthread_atfork(None, None, Some(count_fork_in_child)) };
+    });
+    FORKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Ends this process at once with `code`, running no exit handlers and flushing nothing: for a
 /// forked child whose buffers are copies of its parent's.
 pub(crate) fn exit_now(code: i32) -> ! {
