@@ -176,14 +176,18 @@ def spawn() -> Iterator[Any]:
     """``spawn(*args, env=None, cwd=None)`` starts ``sys.executable *args`` as a server.
 
     ``args`` is a server script path or e.g. ``"-m", "mcpline", "demo", folder``. Every process
-    started is killed (if still running) and its pipes closed at teardown.
+    started is killed (if still running) and its pipes closed at teardown. Servers start as a
+    host starts them: without ``PYTHONUNBUFFERED`` (dropped from the default environment and
+    from ``env``), so Python's stdout is block-buffered unless mcpline changes that.
     """
     started: list[ServerProcess] = []
 
     def start(
         *args: str | os.PathLike[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> ServerProcess:
-        process = ServerProcess([sys.executable, *map(str, args)], env=env, cwd=cwd)
+        base = os.environ if env is None else env
+        host_env = {k: v for k, v in base.items() if k != "PYTHONUNBUFFERED"}
+        process = ServerProcess([sys.executable, *map(str, args)], env=host_env, cwd=cwd)
         started.append(process)
         return process
 

@@ -1,8 +1,8 @@
 """What a tool prints is attached in the order it was written, and nothing Python buffers on
 stdout ever reaches the protocol stream: not before ``run()``, not in ``output="off"``, not at exit.
 
-The servers run as a host starts them: stdout a pipe and no ``PYTHONUNBUFFERED``, so
-``sys.stdout`` is block-buffered unless mcpline changes that.
+The servers run as a host starts them (``spawn``): stdout a pipe and no ``PYTHONUNBUFFERED``,
+so ``sys.stdout`` is block-buffered unless mcpline changes that.
 """
 
 import json
@@ -16,9 +16,7 @@ ORDERING_SERVER = SERVERS_DIR / "ordering_server.py"
 
 
 def host_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    env.update(extra)
-    return env
+    return {**os.environ, **extra}
 
 
 def assert_stdout_is_only_protocol(server) -> None:
