@@ -35,7 +35,8 @@ class Server:
     ```
 
     ``output`` is the default for what a tool run prints (see ``tool``); ``strict=False`` makes
-    every tool drop unknown arguments instead of rejecting them.
+    every tool drop unknown arguments instead of rejecting them. Calls of ``async def`` tools
+    run concurrently, at most ``max_concurrency`` at once; other tools run one at a time.
     """
 
     def __init__(
@@ -53,6 +54,7 @@ class Server:
         eof_grace: float = 5.0,
         max_line_bytes: int = 64 * 1024 * 1024,
         page_size: int = 100,
+        max_concurrency: int = 16,
     ) -> None:
         self.name = name
         self.version = version
@@ -71,6 +73,7 @@ class Server:
             eof_grace=eof_grace,
             max_line_bytes=max_line_bytes,
             page_size=page_size,
+            max_concurrency=max_concurrency,
         )
         self._runner: Any = None
 
@@ -191,6 +194,8 @@ class Server:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
         from mcpline import _streams
 
+        # Calls of async tools overlap: their prints are routed through their calls.
+        _streams.ROUTE = self._runner is not None
         try:
             # Once the protocol stdout is put aside: line by line, and on Windows through fds
             # 1/2 in UTF-8 (after the flush that sends what was printed before run() to stderr).
@@ -198,6 +203,7 @@ class Server:
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
+            _streams.ROUTE = False
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
             if self._runner is not None:

@@ -17,6 +17,15 @@ a capture file). Two kinds of Python stream on Windows do not follow:
 * A pipe or file is encoded with the ANSI code page (e.g. cp1252): printing ``"✓ 日本"`` raises
   ``UnicodeEncodeError``, though the capture and the log are UTF-8.
 
+Servers with ``async def`` tools, in addition (``ROUTE``, set by ``Server.run``):
+
+Calls of async tools run at the same time, and fds 1 and 2 are shared by all of them. So that
+each call's attached output holds its own ``print``s, ``sys.stdout`` and ``sys.stderr`` are
+replaced while serving by unbuffered text streams over a writer that sends a write made by an
+async tool's task (``CURRENT_CALL`` is set in its context) through that call
+(``Context._write_output``), which records those bytes as the call's own. ``logging`` handlers
+that wrote to the replaced streams are pointed at the new ones for as long.
+
 So for as long as mcpline owns the descriptors (``hold()`` ... ``release()``, nestable),
 ``sys.stdout`` and ``sys.stderr`` are, when they are the interpreter's streams on fds 1 and 2 and
 either of those kinds, replaced by UTF-8 text streams over the descriptors themselves
@@ -29,16 +38,25 @@ from __future__ import annotations
 
 import _thread  # not `threading`: it would bring functools and collections into start-up
 import io
+import os
 import sys
+from contextvars import ContextVar
 
 from mcpline._startup import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
+
+    from mcpline._core import Context
 
 # Whether streams that do not follow fds 1/2 in UTF-8 are swapped (Windows) or only
 # line-buffered (elsewhere, where every descriptor stream follows its descriptor).
 SWAPS = sys.platform == "win32"
+
+# Route Python-level writes of async tools' tasks through their calls (see the module docs).
+ROUTE = False
+# The call whose task is running (set in the context of each async tool call's task).
+CURRENT_CALL: ContextVar[Context | None] = ContextVar("mcpline_current_call", default=None)
 
 _lock = _thread.allocate_lock()
 _depth = 0
@@ -46,6 +64,36 @@ _depth = 0
 _swapped: list[tuple[str, TextIO, TextIO]] = []
 # Streams switched to line buffering, to switch back.
 _line_buffered: list[io.TextIOWrapper] = []
+# (logging handler, its stream before, the follower it was pointed at)
+_retargeted: list[tuple[Any, TextIO, TextIO]] = []
+
+
+class _CallWriter(io.RawIOBase):
+    """Descriptor ``fd`` for the streams of a server whose async tools overlap: a write made by
+    a call's task goes through that call, so the capture knows it as the call's own. Writes
+    everything it is given (the text stream above it ignores short writes)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        total = len(view)
+        call = CURRENT_CALL.get()
+        while view:
+            if call is None:
+                written = os.write(self._fd, view)
+            else:
+                written = call._write_output(self._fd, bytes(view))
+            view = view[written:]
+        return total
 
 
 def _follows_fd(stream: object, fd: int) -> bool:
@@ -62,13 +110,38 @@ def _follows_fd(stream: object, fd: int) -> bool:
     return encoding == "utf8"
 
 
-def _follower(stream: TextIO, fd: int) -> TextIO:
+def _on_fd(stream: object, fd: int) -> bool:
+    """Whether ``stream`` writes through descriptor ``fd``."""
+    try:
+        return bool(stream.fileno() == fd)  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _follower(stream: TextIO, fd: int, route: bool) -> TextIO:
+    raw: Any = _CallWriter(fd) if route else io.FileIO(fd, "w", closefd=False)
+    encoding = "utf-8" if SWAPS else (getattr(stream, "encoding", None) or "utf-8")
     return io.TextIOWrapper(
-        io.FileIO(fd, "w", closefd=False),
-        encoding="utf-8",
+        raw,
+        encoding=encoding,
         errors=getattr(stream, "errors", None) or "strict",
         line_buffering=True,
+        write_through=route,
     )
+
+
+def _retarget_logging(old: TextIO, new: TextIO) -> None:
+    """Points ``logging`` handlers that write to ``old`` at ``new`` (if logging is in use)."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return
+    known = logging.Logger.manager.loggerDict.values()
+    loggers = [logging.getLogger(), *(x for x in known if isinstance(x, logging.Logger))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and handler.stream is old:
+                handler.setStream(new)
+                _retargeted.append((handler, old, new))
 
 
 def _line_buffer(stream: object, fd: int) -> None:
@@ -93,16 +166,19 @@ def hold() -> None:
             return
         for name, fd in (("stdout", 1), ("stderr", 2)):
             stream = getattr(sys, name, None)
-            if not SWAPS or stream is None or _follows_fd(stream, fd):
+            route = ROUTE and _on_fd(stream, fd)
+            if not route and (not SWAPS or stream is None or _follows_fd(stream, fd)):
                 _line_buffer(stream, fd)
                 continue
             try:
-                stream.flush()
+                stream.flush()  # type: ignore[union-attr]
             except (OSError, ValueError):
                 pass
-            follower = _follower(stream, fd)
+            follower = _follower(stream, fd, route)  # type: ignore[arg-type]
             setattr(sys, name, follower)
-            _swapped.append((name, stream, follower))
+            _swapped.append((name, stream, follower))  # type: ignore[arg-type]
+            if route:
+                _retarget_logging(stream, follower)  # type: ignore[arg-type]
 
 
 def serving(protected: bool) -> None:
@@ -121,6 +197,10 @@ def release() -> None:
         _depth -= 1
         if _depth > 0:
             return
+        while _retargeted:
+            handler, original, follower = _retargeted.pop()
+            if handler.stream is follower:
+                handler.setStream(original)
         while _swapped:
             name, original, follower = _swapped.pop()
             try:

@@ -60,6 +60,10 @@ impl ServerInfo {
     }
 }
 
+/// The default of [`ServerConfig::max_concurrency`]: enough for a host that fans out a batch of
+/// calls, small enough that a burst cannot start thousands of tasks at once.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
+
 /// Tunables of one server.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -70,6 +74,9 @@ pub struct ServerConfig {
     /// Tool calls that may wait in the queue before the reader stops reading (default 1024); it
     /// reads again once the queue is down to half of this.
     pub queue_capacity: usize,
+    /// Calls of concurrent (`async`) tools that may run at once (default 16); a further one
+    /// waits for a running one to end, while pings, lists and cancellations are still answered.
+    pub max_concurrency: usize,
     /// How long running work may go on after end of input (default 5 s).
     pub eof_grace: Duration,
     /// `ttlMs` of 2026-07-28 list and discover results (default 0: do not cache).
@@ -92,6 +99,7 @@ impl Default for ServerConfig {
             max_line_bytes: DEFAULT_MAX_LINE,
             page_size: 100,
             queue_capacity: 1024,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
             eof_grace: Duration::from_secs(5),
             list_ttl_ms: 0,
             output: OutputMode::Error,

@@ -25,6 +25,8 @@ pub struct CallContext {
     pub(crate) client_info: Option<Arc<Value>>,
     /// 2026-07-28: the level requested in this request's `_meta` (absent = no log notifications).
     pub(crate) request_log_level: Option<LogLevel>,
+    /// This call's id in the capture cell (see [`CallContext::write_output`]).
+    pub(crate) member: u64,
     last_progress: Arc<Mutex<Option<f64>>>,
 }
 
@@ -49,6 +51,7 @@ impl CallContext {
             progress_token,
             client_info,
             request_log_level,
+            member: crate::capture::new_member(),
             last_progress: Arc::new(Mutex::new(None)),
         }
     }
@@ -57,6 +60,17 @@ impl CallContext {
     #[must_use]
     pub fn request_id(&self) -> &RequestId {
         &self.id
+    }
+
+    /// Writes (part of) `bytes` to `fd` (1 or 2) as this call's own output: while calls run
+    /// concurrently, what a call's code writes this way is attributed to it alone (a language
+    /// binding routes the call's `print`s here). Returns the count written.
+    ///
+    /// # Errors
+    ///
+    /// The write failed.
+    pub fn write_output(&self, fd: i32, bytes: &[u8]) -> std::io::Result<usize> {
+        crate::capture::write_attributed(self.member, fd, bytes)
     }
 
     /// The tool's name.

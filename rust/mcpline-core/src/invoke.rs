@@ -14,7 +14,90 @@ use crate::flags::CallFlags;
 use crate::log::log_line;
 use crate::registry::RegisteredTool;
 use crate::sync::lock;
-use crate::tool::{Content, OutputMode, ToolOutput};
+use crate::tool::{Content, Done, OutputMode, ToolOutput};
+
+/// What is set up around one call: its capture (per its output mode) and its time limit.
+struct Bracket {
+    capture: Option<Capture>,
+    timer: Option<Timer>,
+    mode: OutputMode,
+}
+
+impl Bracket {
+    fn open(tool: &RegisteredTool, ctx: &CallContext, config: &ServerConfig) -> Self {
+        let mode = tool.spec.output.unwrap_or(config.output);
+        let capture = if mode != OutputMode::Off && config.capture {
+            tool.handler.flush_output();
+            let label = Arc::from(format!("{} #{}", tool.spec.name, ctx.id));
+            match Capture::begin_call(ctx.member, label) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    log_line(&format!("tool {:?} runs uncaptured: {e}", tool.spec.name));
+                    None
+                }
+            }
+        } else {
+            // An uncaptured tool writes to the real stdout and stderr.
+            let _ = capture::settle();
+            None
+        };
+        let timer = tool
+            .spec
+            .timeout
+            .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+        Self {
+            capture,
+            timer,
+            mode,
+        }
+    }
+
+    /// The call returned `output`: stops the timer, ends the capture, and shapes the output
+    /// (a passed time limit, the attached tail of what the tool printed).
+    fn close(
+        self,
+        tool: &RegisteredTool,
+        ctx: &CallContext,
+        attach_limit: usize,
+        mut output: ToolOutput,
+    ) -> ToolOutput {
+        drop(self.timer);
+        if ctx.flags.timed_out() {
+            let secs = tool.spec.timeout.map_or(0.0, |d| d.as_secs_f64());
+            output = ToolOutput::error(format!(
+                "Tool {:?} timed out after {secs} s and was cancelled",
+                tool.spec.name
+            ));
+        }
+        let Some(capture) = self.capture else {
+            return output;
+        };
+        tool.handler.flush_output();
+        match capture.finish() {
+            Ok(captured) if !captured.is_empty() => {
+                let label = format!("[{} #{}] ", tool.spec.name, ctx.id);
+                // The real stderr, also while calls still running keep fd 2 on their capture.
+                let copied = match capture::real_stderr() {
+                    Ok(Some(mut err)) => captured.copy_labelled(&label, &mut err),
+                    Ok(None) => Ok(()),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = copied {
+                    log_line(&format!("could not copy captured output to stderr: {e}"));
+                }
+                if self.mode == OutputMode::Result || output.is_error {
+                    let tail = captured.tail_text(attach_limit);
+                    output
+                        .content
+                        .push(Content::Text(format!("Output of the tool run:\n{tail}")));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => log_line(&format!("capture of tool {:?} failed: {e}", tool.spec.name)),
+        }
+        output
+    }
+}
 
 /// Runs `tool` with validated `arguments`: whatever it prints is captured (per its output mode),
 /// a panic becomes an error result, and a passed time limit cancels it.
@@ -24,71 +107,56 @@ pub(crate) fn invoke(
     ctx: &CallContext,
     config: &ServerConfig,
 ) -> ToolOutput {
-    let mode = tool.spec.output.unwrap_or(config.output);
-    let capture = if mode != OutputMode::Off && config.capture {
-        tool.handler.flush_output();
-        match Capture::begin() {
-            Ok(c) => Some(c),
-            Err(e) => {
-                log_line(&format!("tool {:?} runs uncaptured: {e}", tool.spec.name));
-                None
-            }
-        }
-    } else {
-        // An uncaptured tool writes to the real stdout and stderr.
-        let _ = capture::settle();
-        None
-    };
-    let timer = tool
-        .spec
-        .timeout
-        .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+    let bracket = Bracket::open(tool, ctx, config);
     let forks = fork_count();
     let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
     if fork_count() != forks {
         forked_child_returned(&tool.spec.name);
     }
-    drop(timer);
-    let mut output = match outcome {
-        Ok(output) => output,
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            ToolOutput::error(format!("the tool panicked: {why}"))
-        }
-    };
-    if ctx.flags.timed_out() {
-        let secs = tool.spec.timeout.map_or(0.0, |d| d.as_secs_f64());
-        output = ToolOutput::error(format!(
-            "Tool {:?} timed out after {secs} s and was cancelled",
-            tool.spec.name
+    let output = outcome.unwrap_or_else(|panic| {
+        ToolOutput::error(format!("the tool panicked: {}", panic_message(&*panic)))
+    });
+    bracket.close(tool, ctx, config.attach_limit, output)
+}
+
+/// Starts a call of a concurrent tool (see [`crate::ToolHandler::start`]) under the same
+/// bracket as [`invoke`], and returns; `answer` gets the shaped output once the call ends,
+/// on whichever thread ends it.
+pub(crate) fn start(
+    tool: Arc<RegisteredTool>,
+    arguments: Value,
+    ctx: CallContext,
+    config: &ServerConfig,
+    answer: impl FnOnce(ToolOutput) + Send + 'static,
+) {
+    let bracket = Bracket::open(&tool, &ctx, config);
+    let limit = config.attach_limit;
+    let (theirs, ours) = (Arc::clone(&tool), ctx.clone());
+    let done = Done::new(move |output| answer(bracket.close(&theirs, &ours, limit, output)));
+    let forks = fork_count();
+    // A panic drops `done`, which answers the call with an error.
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        tool.handler.start(arguments, &ctx, done);
+    }));
+    if fork_count() != forks {
+        forked_child_returned(&tool.spec.name);
+    }
+    if let Err(panic) = started {
+        log_line(&format!(
+            "tool {:?} panicked while starting: {}",
+            tool.spec.name,
+            panic_message(&*panic)
         ));
     }
-    if let Some(capture) = capture {
-        tool.handler.flush_output();
-        match capture.finish() {
-            Ok(captured) if !captured.is_empty() => {
-                let label = format!("[{} #{}] ", tool.spec.name, ctx.id);
-                let mut err = std::io::stderr().lock();
-                if let Err(e) = captured.copy_labelled(&label, &mut err) {
-                    drop(err);
-                    log_line(&format!("could not copy captured output to stderr: {e}"));
-                }
-                if mode == OutputMode::Result || output.is_error {
-                    let tail = captured.tail_text(config.attach_limit);
-                    output
-                        .content
-                        .push(Content::Text(format!("Output of the tool run:\n{tail}")));
-                }
-            }
-            Ok(_) => {}
-            Err(e) => log_line(&format!("capture of tool {:?} failed: {e}", tool.spec.name)),
-        }
-    }
-    output
+}
+
+/// What a panic said.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// A process the tool forked has come back out of the tool (it raised, returned or called

@@ -49,10 +49,13 @@ mod transport;
 mod validate;
 
 pub use capture::{
-    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, settle,
-    write_real_stderr,
+    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member, settle,
+    write_attributed, write_real_stderr,
 };
-pub use config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck};
+pub use config::{
+    DEFAULT_MAX_CONCURRENCY, STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook,
+    StopCheck,
+};
 pub use context::CallContext;
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
@@ -61,7 +64,8 @@ pub use protocol::{Feature, HANDSHAKE_REVISIONS, LogLevel, Revision, STATELESS_R
 pub use server::Server;
 pub use sync::lock;
 pub use tool::{
-    Content, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec, is_valid_tool_name,
+    Content, Done, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec,
+    is_valid_tool_name,
 };
 pub use transport::{
     MemoryClient, MemoryTransport, StdioTransport, Transport, memory_pair, memory_pair_with_cap,

@@ -27,6 +27,8 @@ struct QueueState<J> {
     /// Why the serve ends; the first reason recorded wins.
     end: Option<ServeEnd>,
     running: Option<Arc<CallFlags>>,
+    /// Calls of concurrent tools that were started and have not ended.
+    in_flight: Vec<Arc<CallFlags>>,
     idle: bool,
     /// Threads blocked on `changed` other than a full-queue pusher: wake-ups are only paid
     /// for when somebody waits.
@@ -87,6 +89,7 @@ impl<J: Queued> JobQueue<J> {
                 closed: false,
                 end: None,
                 running: None,
+                in_flight: Vec::new(),
                 idle: true,
                 waiters: 0,
                 pushers: 0,
@@ -285,11 +288,37 @@ impl<J: Queued> JobQueue<J> {
         !lock(&self.state).jobs.is_empty()
     }
 
-    /// Waits until the worker is idle with nothing queued, or `deadline` passes.
-    pub(crate) fn wait_idle(&self, deadline: Instant) -> bool {
+    /// Waits until a concurrent call may start (fewer than `max` running), then counts it as
+    /// running and answers true; false if it was cancelled meanwhile.
+    pub(crate) fn begin_concurrent(&self, flags: &Arc<CallFlags>, max: usize) -> bool {
+        /// How often a waiting call checks whether it was cancelled.
+        const CHECK: Duration = Duration::from_millis(20);
+        let mut st = lock(&self.state);
+        while st.in_flight.len() >= max.max(1) {
+            if flags.is_cancelled() {
+                return false;
+            }
+            st = self.wait(st, Some(CHECK)).0;
+        }
+        if flags.is_cancelled() {
+            return false;
+        }
+        st.in_flight.push(Arc::clone(flags));
+        true
+    }
+
+    /// A concurrent call ended (see [`JobQueue::begin_concurrent`]).
+    pub(crate) fn end_concurrent(&self, flags: &Arc<CallFlags>) {
+        let mut st = lock(&self.state);
+        st.in_flight.retain(|f| !Arc::ptr_eq(f, flags));
+        self.notify(st);
+    }
+
+    /// Waits until no concurrent call runs, or `deadline` passes; true when none runs.
+    pub(crate) fn wait_in_flight(&self, deadline: Instant) -> bool {
         let mut st = lock(&self.state);
         loop {
-            if st.idle && st.jobs.is_empty() {
+            if st.in_flight.is_empty() {
                 return true;
             }
             let now = Instant::now();
@@ -300,11 +329,28 @@ impl<J: Queued> JobQueue<J> {
         }
     }
 
-    /// Takes the queued jobs out of the queue, with the flags of the running one.
-    pub(crate) fn take_work(&self) -> (Option<Arc<CallFlags>>, VecDeque<J>) {
+    /// Waits until the worker is idle with nothing queued or running, or `deadline` passes.
+    pub(crate) fn wait_idle(&self, deadline: Instant) -> bool {
+        let mut st = lock(&self.state);
+        loop {
+            if st.idle && st.jobs.is_empty() && st.in_flight.is_empty() {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            st = self.wait(st, Some(deadline - now)).0;
+        }
+    }
+
+    /// Takes the queued jobs out of the queue, with the flags of the running calls.
+    pub(crate) fn take_work(&self) -> (Vec<Arc<CallFlags>>, VecDeque<J>) {
         let taken = {
             let mut st = lock(&self.state);
-            (st.running.clone(), std::mem::take(&mut st.jobs))
+            let mut running = st.in_flight.clone();
+            running.extend(st.running.clone());
+            (running, std::mem::take(&mut st.jobs))
         };
         self.changed.notify_all();
         taken
@@ -317,7 +363,7 @@ impl<J: Queued> JobQueue<J> {
         self.set_end(end);
         self.close();
         let (running, queued) = self.take_work();
-        if let Some(flags) = running {
+        for flags in running {
             flags.cancel_unordered();
         }
         for job in queued {

@@ -343,6 +343,61 @@ pub trait ToolHandler: Send + Sync {
 
     /// Flushes language-level output buffers; called before a capture starts and before it ends.
     fn flush_output(&self) {}
+
+    /// Whether this tool's calls may overlap other calls (an `async` tool): the server starts
+    /// them with [`ToolHandler::start`] and goes on to the next request, with at most
+    /// `ServerConfig::max_concurrency` of them running at once. Other tools' calls run one at a
+    /// time on the server's worker.
+    fn concurrent(&self) -> bool {
+        false
+    }
+
+    /// Starts a call and returns; `done` receives its output later, from any thread. The
+    /// default runs [`ToolHandler::call`] at once.
+    fn start(&self, arguments: Value, ctx: &CallContext, done: Done) {
+        done.finish(self.call(arguments, ctx));
+    }
+}
+
+/// Where a call started with [`ToolHandler::start`] delivers its output: [`Done::finish`], once,
+/// from any thread. Dropped unfinished (a task that vanished, a panic), it answers the call with
+/// an error: a request is never left without its response.
+#[must_use = "a Done dropped unfinished answers the call with an error"]
+pub struct Done(Option<Box<dyn FnOnce(ToolOutput) + Send>>);
+
+impl Done {
+    /// A `Done` that hands the output to `answer` (the server makes these; a handler may make
+    /// one to run [`ToolHandler::start`] itself).
+    pub fn new(answer: impl FnOnce(ToolOutput) + Send + 'static) -> Self {
+        Self(Some(Box::new(answer)))
+    }
+
+    /// Delivers the call's output.
+    pub fn finish(mut self, output: ToolOutput) {
+        if let Some(answer) = self.0.take() {
+            answer(output);
+        }
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        if let Some(answer) = self.0.take() {
+            answer(ToolOutput::error(
+                "the tool's call ended without producing a result",
+            ));
+        }
+    }
+}
+
+impl std::fmt::Debug for Done {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Done(pending)"
+        } else {
+            "Done(finished)"
+        })
+    }
 }
 
 /// A [`ToolHandler`] made from a closure.

@@ -105,6 +105,15 @@ impl PyContext {
         });
     }
 
+    /// Writes ``data`` to ``fd`` (1 or 2) as this call's own output (see
+    /// ``CallContext::write_output``); the count written. The streams ``mcpline._streams``
+    /// installs while async tools may overlap route a call's writes here.
+    fn _write_output(&self, py: Python<'_>, fd: i32, data: &[u8]) -> PyResult<usize> {
+        let inner = &self.inner;
+        py.detach(|| inner.write_output(fd, data))
+            .map_err(PyErr::from)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<Context tool={:?} request_id={} protocol={}>",

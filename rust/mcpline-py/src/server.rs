@@ -63,7 +63,8 @@ impl PyServer {
 
     /// Sets server-wide options; ``None`` leaves an option as it is.
     #[pyo3(signature = (*, output=None, attach_limit=None, max_line_bytes=None, page_size=None,
-                        eof_grace=None, queue_capacity=None, capture=None, list_ttl_ms=None))]
+                        eof_grace=None, queue_capacity=None, capture=None, list_ttl_ms=None,
+                        max_concurrency=None))]
     #[allow(clippy::too_many_arguments)]
     fn configure(
         &self,
@@ -76,6 +77,7 @@ impl PyServer {
         queue_capacity: Option<usize>,
         capture: Option<bool>,
         list_ttl_ms: Option<u64>,
+        max_concurrency: Option<usize>,
     ) -> PyResult<()> {
         let mut server = lock(&self.inner);
         let config = server.config_mut();
@@ -108,6 +110,12 @@ impl PyServer {
         }
         if let Some(v) = list_ttl_ms {
             config.list_ttl_ms = v;
+        }
+        if let Some(v) = max_concurrency {
+            if v == 0 {
+                return Err(PyValueError::new_err("max_concurrency must be positive"));
+            }
+            config.max_concurrency = v;
         }
         Ok(())
     }

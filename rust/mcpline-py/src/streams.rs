@@ -1,9 +1,12 @@
 //! Flushing Python's own buffered streams before the descriptors under them are redirected.
 
+use mcpline_core::CallContext;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;
+
+use crate::context::PyContext;
 
 /// Flushes `sys.stdout`, `sys.stderr` and, when replaced, the interpreter's original streams
 /// (any may be `None` or broken; errors are ignored).
@@ -33,4 +36,27 @@ pub(crate) fn flush_python_streams(py: Python<'_>) {
             }
         }
     }
+}
+
+/// Runs `body` with `mcpline._streams.CURRENT_CALL` set to `ctx` when the streams route
+/// writes through calls (`ROUTE`: the server has async tools whose calls overlap), so that what
+/// a sync tool prints is known as its own too; otherwise just runs it.
+pub(crate) fn as_current_call<T>(
+    py: Python<'_>,
+    ctx: &CallContext,
+    body: impl FnOnce() -> PyResult<T>,
+) -> PyResult<T> {
+    static STREAMS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let streams = STREAMS
+        .get_or_try_init(py, || py.import("mcpline._streams").map(Bound::unbind))?
+        .bind(py);
+    if !streams.getattr(intern!(py, "ROUTE"))?.is_truthy()? {
+        return body();
+    }
+    let var = streams.getattr(intern!(py, "CURRENT_CALL"))?;
+    let call = Bound::new(py, PyContext { inner: ctx.clone() })?;
+    let token = var.call_method1(intern!(py, "set"), (call,))?;
+    let result = body();
+    var.call_method1(intern!(py, "reset"), (token,))?;
+    result
 }

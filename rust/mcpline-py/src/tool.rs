@@ -1,9 +1,10 @@
 //! A Python tool: its description read from Python, and the core `ToolHandler` that calls it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, mpsc};
 
-use mcpline_core::{CallContext, ToolHandler, ToolHints, ToolOutput, ToolSpec};
+use mcpline_core::{CallContext, Done, ToolHandler, ToolHints, ToolOutput, ToolSpec, lock};
 use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::Value;
@@ -11,7 +12,7 @@ use serde_json::Value;
 use crate::context::PyContext;
 use crate::convert::{Kinds, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output};
 use crate::interrupt::Interrupt;
-use crate::streams::flush_python_streams;
+use crate::streams::{as_current_call, flush_python_streams};
 
 /// Whether `name` follows the tool-name rule (1-64 characters of `A-Z a-z 0-9 _ - .`).
 #[pyfunction]
@@ -48,7 +49,7 @@ pub(crate) struct ToolOptions {
 pub(crate) struct PyTool {
     func: Py<PyAny>,
     context_param: Option<Py<PyString>>,
-    /// For `async def` tools: the server's runner (`runner.run(coroutine, ctx)`).
+    /// For `async def` tools: the server's runner (`runner.start(coroutine, ctx, done)`).
     runner: Option<Py<PyAny>>,
     wraps_output: bool,
     /// Top-level parameters whose schema type is `integer`.
@@ -99,69 +100,179 @@ impl PyTool {
 
     fn run(&self, py: Python<'_>, arguments: &Value, ctx: &CallContext) -> PyResult<ToolOutput> {
         let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
-        let needs_ctx = self.context_param.is_some() || self.runner.is_some();
-        let py_ctx = if needs_ctx {
-            Some(Bound::new(py, PyContext { inner: ctx.clone() })?)
-        } else {
-            None
-        };
-        if let (Some(name), Some(c)) = (&self.context_param, &py_ctx) {
+        if let Some(name) = &self.context_param {
+            let c = Bound::new(py, PyContext { inner: ctx.clone() })?;
             kwargs.set_item(name.bind(py), c)?;
         }
-        let mut value = self.func.bind(py).call((), Some(&kwargs))?;
-        if let (Some(runner), Some(c)) = (&self.runner, &py_ctx) {
-            value = runner.bind(py).call_method1("run", (value, c))?;
-        }
+        let value = self.func.bind(py).call((), Some(&kwargs))?;
         to_output(py, &value, self.wraps_output, &self.kinds)
     }
 
+    /// Calls the `async def` function and hands its coroutine to the runner, which calls
+    /// `completion` with the finished task.
+    fn launch(
+        &self,
+        py: Python<'_>,
+        runner: &Py<PyAny>,
+        arguments: &Value,
+        ctx: &CallContext,
+        completion: Bound<'_, Completion>,
+    ) -> PyResult<()> {
+        let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
+        let c = Bound::new(py, PyContext { inner: ctx.clone() })?;
+        if let Some(name) = &self.context_param {
+            kwargs.set_item(name.bind(py), &c)?;
+        }
+        let coroutine = self.func.bind(py).call((), Some(&kwargs))?;
+        runner
+            .bind(py)
+            .call_method1("start", (coroutine, c, completion))?;
+        Ok(())
+    }
+
     fn explain(&self, py: Python<'_>, err: &PyErr) -> ToolOutput {
-        let kinds = &self.kinds;
-        let value = err.value(py);
-        if err.is_instance(py, kinds.tool_error.bind(py)) {
-            return ToolOutput::error(value.str().map(|s| s.to_string()).unwrap_or_default());
-        }
-        if err.is_instance(py, kinds.cancelled.bind(py))
-            || err.get_type(py).name().is_ok_and(|n| n == "CancelledError")
-        {
-            return ToolOutput::error("the call was cancelled");
-        }
-        if err.is_instance_of::<PyKeyboardInterrupt>(py) {
-            self.interrupt.set(err.clone_ref(py));
-            return ToolOutput::error(
-                "KeyboardInterrupt: the server was interrupted while the tool ran",
-            );
-        }
-        let type_name = err
-            .get_type(py)
-            .name()
-            .map_or_else(|_| "Exception".to_string(), |n| n.to_string());
-        let message = value.str().map(|s| s.to_string()).unwrap_or_default();
-        if err.is_instance_of::<PySystemExit>(py) {
-            return ToolOutput::error(format!(
-                "SystemExit: the tool called sys.exit({message}); the server keeps serving"
-            ));
-        }
-        // The traceback goes to stderr: captured with the call's output when capture is on.
-        err.print(py);
-        if message.is_empty() {
-            ToolOutput::error(type_name)
-        } else {
-            ToolOutput::error(format!("{type_name}: {message}"))
-        }
+        explain(py, err, &self.kinds, &self.interrupt)
+    }
+}
+
+/// The tool result for an exception a tool raised (a traceback goes to stderr, which the call's
+/// capture holds when capture is on).
+fn explain(py: Python<'_>, err: &PyErr, kinds: &Kinds, interrupt: &Interrupt) -> ToolOutput {
+    let value = err.value(py);
+    if err.is_instance(py, kinds.tool_error.bind(py)) {
+        return ToolOutput::error(value.str().map(|s| s.to_string()).unwrap_or_default());
+    }
+    if err.is_instance(py, kinds.cancelled.bind(py))
+        || err.get_type(py).name().is_ok_and(|n| n == "CancelledError")
+    {
+        return ToolOutput::error("the call was cancelled");
+    }
+    if err.is_instance_of::<PyKeyboardInterrupt>(py) {
+        interrupt.set(err.clone_ref(py));
+        return ToolOutput::error(
+            "KeyboardInterrupt: the server was interrupted while the tool ran",
+        );
+    }
+    let type_name = err
+        .get_type(py)
+        .name()
+        .map_or_else(|_| "Exception".to_string(), |n| n.to_string());
+    let message = value.str().map(|s| s.to_string()).unwrap_or_default();
+    if err.is_instance_of::<PySystemExit>(py) {
+        return ToolOutput::error(format!(
+            "SystemExit: the tool called sys.exit({message}); the server keeps serving"
+        ));
+    }
+    // The traceback goes to stderr: captured with the call's output when capture is on.
+    err.print(py);
+    if message.is_empty() {
+        ToolOutput::error(type_name)
+    } else {
+        ToolOutput::error(format!("{type_name}: {message}"))
     }
 }
 
 impl ToolHandler for PyTool {
     fn call(&self, arguments: Value, ctx: &CallContext) -> ToolOutput {
-        Python::attach(|py| match self.run(py, &arguments, ctx) {
-            Ok(output) => output,
-            Err(err) => self.explain(py, &err),
+        if self.runner.is_some() {
+            // Outside the server's concurrent path: start the call and wait for it.
+            let (send, receive) = mpsc::channel();
+            self.start(
+                arguments,
+                ctx,
+                Done::new(move |output| {
+                    let _ = send.send(output);
+                }),
+            );
+            return receive
+                .recv()
+                .unwrap_or_else(|_| ToolOutput::error("the call ended without a result"));
+        }
+        Python::attach(|py| {
+            // The call's own prints include the traceback `explain` prints.
+            let ran = as_current_call(py, ctx, || {
+                Ok(match self.run(py, &arguments, ctx) {
+                    Ok(output) => output,
+                    Err(err) => self.explain(py, &err),
+                })
+            });
+            ran.unwrap_or_else(|err| self.explain(py, &err))
         })
     }
 
     fn flush_output(&self) {
         Python::attach(flush_python_streams);
+    }
+
+    fn concurrent(&self) -> bool {
+        self.runner.is_some()
+    }
+
+    fn start(&self, arguments: Value, ctx: &CallContext, done: Done) {
+        let Some(runner) = &self.runner else {
+            done.finish(self.call(arguments, ctx));
+            return;
+        };
+        Python::attach(|py| {
+            let completion = Completion {
+                done: Mutex::new(Some(done)),
+                wraps_output: self.wraps_output,
+                kinds: Arc::clone(&self.kinds),
+                interrupt: Arc::clone(&self.interrupt),
+            };
+            let completion = match Bound::new(py, completion) {
+                Ok(c) => c,
+                Err(err) => {
+                    err.print(py);
+                    return; // the Done inside was dropped: the call is answered with an error
+                }
+            };
+            if let Err(err) = self.launch(py, runner, &arguments, ctx, completion.clone()) {
+                let output = self.explain(py, &err);
+                completion.get().deliver(py, output);
+            }
+        });
+    }
+}
+
+/// What an `async def` tool's task calls when it is done (`task.add_done_callback`): its
+/// result (or exception) becomes the call's output.
+#[pyclass(frozen, module = "mcpline._core")]
+pub(crate) struct Completion {
+    done: Mutex<Option<Done>>,
+    wraps_output: bool,
+    kinds: Arc<Kinds>,
+    interrupt: Arc<Interrupt>,
+}
+
+impl Completion {
+    /// Hands `output` to the waiting call (once), without the GIL: ending the call writes the
+    /// response.
+    fn deliver(&self, py: Python<'_>, output: ToolOutput) {
+        let done = lock(&self.done).take();
+        if let Some(done) = done {
+            py.detach(|| done.finish(output));
+        }
+    }
+}
+
+#[pymethods]
+impl Completion {
+    fn __call__(&self, py: Python<'_>, task: &Bound<'_, PyAny>) {
+        let cancelled = task
+            .call_method0(intern!(py, "cancelled"))
+            .and_then(|c| c.is_truthy())
+            .unwrap_or(false);
+        let output = if cancelled {
+            ToolOutput::error("the call was cancelled")
+        } else {
+            match task.call_method0(intern!(py, "result")) {
+                Ok(value) => to_output(py, &value, self.wraps_output, &self.kinds)
+                    .unwrap_or_else(|err| explain(py, &err, &self.kinds, &self.interrupt)),
+                Err(err) => explain(py, &err, &self.kinds, &self.interrupt),
+            }
+        };
+        self.deliver(py, output);
     }
 }
 

@@ -75,19 +75,21 @@
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::sync::lock;
 use crate::sys;
 
 mod captured;
 mod error;
+mod overlap;
 mod protect;
 
 pub use captured::Captured;
 pub use error::CaptureError;
 use error::descriptor;
+use overlap::Overlap;
 pub use protect::ProtectedStdio;
 
 /// Standard input, output and error as C runtime descriptor numbers (the same on both platforms).
@@ -113,10 +115,23 @@ enum Streams {
     /// capture (made once, instead of a copy and a close per capture).
     Idle { kept: Option<Home> },
     /// At the active capture's file; `home` is where they go back.
-    Capturing { home: Home },
+    Capturing {
+        home: Home,
+        file: Arc<File>,
+        holders: Holders,
+    },
     /// Still at the empty file of a finished capture, which the next capture takes over as it
     /// is (no `dup2`). Only while stdio is protected, and only until [`settle`].
-    Parked { home: Home, file: File },
+    Parked { home: Home, file: Arc<File> },
+}
+
+/// Who the active capture belongs to.
+#[derive(Debug)]
+enum Holders {
+    /// One call (or one `mcpline.capture()` block outside a server).
+    Sole { member: u64, label: Arc<str> },
+    /// Calls running at the same time, sharing fds 1 and 2 (see [`overlap`]).
+    Shared(Box<Overlap>),
 }
 
 /// The process-wide state of the cell. Every descriptor change happens under its lock.
@@ -136,7 +151,7 @@ struct Cell {
     /// The real stdin and stdout while a server owns the standard descriptors.
     protect: Option<protect::Saved>,
     /// An empty capture file nobody wrote to, kept for the next capture.
-    spare: Option<File>,
+    spare: Option<Arc<File>>,
     /// The identity of the newest capture file (the only one ever reused), read once when it
     /// is created rather than on every quiet call.
     newest: Option<sys::FileId>,
@@ -151,6 +166,15 @@ static CELL: Mutex<Cell> = Mutex::new(Cell {
 /// Mirrors of the cell's state, readable without its lock.
 static CAPTURING: AtomicBool = AtomicBool::new(false);
 static PARKED: AtomicBool = AtomicBool::new(false);
+static SHARED: AtomicBool = AtomicBool::new(false);
+/// The source of [`new_member`] ids.
+static MEMBERS: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh id for a call's capture ([`Capture::begin_call`], [`write_attributed`]).
+#[must_use]
+pub fn new_member() -> u64 {
+    MEMBERS.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Locks the cell. A poisoned lock is still usable: the state it guards is consistent between
 /// operations.
@@ -165,6 +189,16 @@ impl Cell {
             Ordering::Release,
         );
         PARKED.store(matches!(streams, Streams::Parked { .. }), Ordering::Release);
+        SHARED.store(
+            matches!(
+                streams,
+                Streams::Capturing {
+                    holders: Holders::Shared(_),
+                    ..
+                }
+            ),
+            Ordering::Release,
+        );
         self.streams = streams;
     }
 
@@ -177,7 +211,7 @@ impl Cell {
         if !matches!(self.streams, Streams::Capturing { .. }) {
             return Ok(());
         }
-        let Streams::Capturing { home } = self.take_streams() else {
+        let Streams::Capturing { home, .. } = self.take_streams() else {
             unreachable!("matched as capturing above");
         };
         let restored = go_home(&home);
@@ -199,11 +233,7 @@ impl Cell {
         self.set_streams(Streams::Idle { kept: Some(home) });
         let len = file_len(&file).unwrap_or(0);
         if len > 0 {
-            let stray = Captured {
-                file: Some(file),
-                start: 0,
-                end: len,
-            };
+            let stray = Captured::whole(file, 0, len);
             let _ = stray.copy_labelled("", &mut io::stderr().lock());
         } else if self.spare.is_none() {
             self.spare = Some(file);
@@ -259,9 +289,9 @@ fn still_on(file: &File, newest: Option<sys::FileId>) -> bool {
 
 /// Takes the spare capture file if it is still empty, or creates a fresh unlinked one.
 fn capture_file(
-    spare: &mut Option<File>,
+    spare: &mut Option<Arc<File>>,
     newest: &mut Option<sys::FileId>,
-) -> Result<File, CaptureError> {
+) -> Result<Arc<File>, CaptureError> {
     if let Some(file) = spare.take() {
         if file_len(&file).is_ok_and(|len| len == 0) {
             return Ok(file);
@@ -275,7 +305,7 @@ fn capture_file(
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
     *newest = sys::file_id(&file).ok();
-    Ok(file)
+    Ok(Arc::new(file))
 }
 
 /// Points fds 1 and 2 back at their saved copies (both are attempted).
@@ -288,13 +318,17 @@ fn go_home(home: &Home) -> Result<(), CaptureError> {
 /// One capture of fds 1 and 2 into a fresh unlinked temporary file (mode 0600, in `$TMPDIR`,
 /// see [`std::env::temp_dir`]).
 ///
-/// Only one `Capture` exists process-wide at a time. Dropping it without [`Capture::finish`]
-/// (panic, early return) restores fds 1 and 2 and discards the output.
+/// Only one capture is active process-wide at a time; calls running at the same time share it
+/// ([`Capture::begin_call`]), each getting back only what is its own. Dropping a `Capture`
+/// without [`Capture::finish`] (panic, early return) leaves the capture (restoring fds 1 and 2
+/// when it was the last one in it) and discards its output.
 #[derive(Debug)]
 #[must_use = "dropping a Capture restores fds 1 and 2 at once and discards what it captured"]
 pub struct Capture {
-    /// The reading handle of the capture file (close-on-exec); `None` once finished.
-    file: Option<File>,
+    /// The capture file; `None` once finished.
+    file: Option<Arc<File>>,
+    /// Which holder of the capture this is.
+    member: u64,
 }
 
 impl Capture {
@@ -317,45 +351,44 @@ impl Capture {
         if matches!(cell.streams, Streams::Capturing { .. }) {
             return Err(CaptureError::AlreadyActive);
         }
-        // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
-        if let Streams::Parked { file, .. } = &cell.streams {
-            if file_len(file).is_ok_and(|len| len == 0) {
-                let Streams::Parked { home, file } = cell.take_streams() else {
-                    unreachable!("matched as parked above");
-                };
-                cell.set_streams(Streams::Capturing { home });
-                return Ok(Self { file: Some(file) });
+        start(&mut cell, new_member(), Arc::from(""))
+    }
+
+    /// Like [`Capture::begin`], for one call (`member` from [`new_member`], `label` such as
+    /// `"count_words #7"`): if another call's capture is active, this call joins it instead of
+    /// failing. Calls sharing a capture each get back their own bytes, and the bytes no single
+    /// one of them can claim marked as shared (see the `overlap` module).
+    ///
+    /// # Errors
+    ///
+    /// As [`Capture::begin`], except that it never reports [`CaptureError::AlreadyActive`];
+    /// [`CaptureError::CaptureFile`] if the size of a shared capture file cannot be read.
+    pub fn begin_call(member: u64, label: Arc<str>) -> Result<Self, CaptureError> {
+        sys::init()?;
+        sys::flush_c_stdio();
+        let mut cell = cell();
+        let joined = {
+            let Streams::Capturing { file, holders, .. } = &mut cell.streams else {
+                return start(&mut cell, member, label);
+            };
+            let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
+            match holders {
+                Holders::Sole {
+                    member: first,
+                    label: first_label,
+                } => {
+                    let first = (*first, Arc::clone(first_label));
+                    *holders = Holders::Shared(Box::new(Overlap::new(first, (member, label), at)));
+                }
+                Holders::Shared(overlap) => overlap.join(member, label, at),
             }
-        }
-        // Written to since it was parked: unpark, passing those bytes on.
-        cell.unpark()?;
-        // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
-        let home = match cell.take_streams() {
-            Streams::Idle { kept: Some(home) } => home,
-            _ => Home {
-                out: save(STDOUT, BEGIN)?,
-                err: save(STDERR, BEGIN)?,
-            },
+            Arc::clone(file)
         };
-        let cell = &mut *cell;
-        let file = capture_file(&mut cell.spare, &mut cell.newest)?;
-        let redirected = sys::file_fd(&file)
-            .map_err(descriptor(
-                BEGIN,
-                "making a descriptor for the capture file",
-            ))
-            .and_then(|target| {
-                sys::redirect(STDOUT, &target).map_err(descriptor(BEGIN, "dup2 onto fd 1"))?;
-                sys::redirect(STDERR, &target).map_err(descriptor(BEGIN, "dup2 onto fd 2"))
-            });
-        if let Err(error) = redirected {
-            // Undo whatever part happened; pointing an untouched fd at its own copy is harmless.
-            let _ = sys::restore(STDOUT, &home.out);
-            let _ = sys::restore(STDERR, &home.err);
-            return Err(error);
-        }
-        cell.set_streams(Streams::Capturing { home });
-        Ok(Self { file: Some(file) })
+        SHARED.store(true, Ordering::Release);
+        Ok(Self {
+            file: Some(joined),
+            member,
+        })
     }
 
     /// Flushes C stdio, ends the capture, and hands back the captured bytes (they stay in the
@@ -365,9 +398,12 @@ impl Capture {
     /// standard descriptors) an empty capture instead leaves them parked on its file, which the
     /// next [`Capture::begin`] takes over without any `dup2`: a server running quiet calls back
     /// to back pays two `lseek` and two `fstat` per call. Only while fds 1 and 2 still reach
-    /// the capture file: if the tool moved or closed them, they are restored as usual. [`settle`] ends the parking (the server calls it
-    /// before it waits for work); whatever reached the parked file meanwhile goes to the real
-    /// stderr.
+    /// the capture file: if the tool moved or closed them, they are restored as usual.
+    /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
+    /// reached the parked file meanwhile goes to the real stderr.
+    ///
+    /// A call that shares the capture with others still running leaves fds 1 and 2 where they
+    /// are: the last one to finish restores them.
     ///
     /// The caller flushes language-level buffers first.
     ///
@@ -381,12 +417,27 @@ impl Capture {
         };
         sys::flush_c_stdio();
         let mut cell = cell();
+        if let Streams::Capturing {
+            holders: Holders::Shared(overlap),
+            ..
+        } = &mut cell.streams
+        {
+            let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+            let pieces = overlap.leave(self.member, at);
+            if overlap.running() == 0 {
+                cell.end_capture()?;
+            }
+            return Ok(Captured {
+                file: Some(file),
+                pieces,
+            });
+        }
         let parks = cell.protect.is_some()
             && matches!(cell.streams, Streams::Capturing { .. })
             && file_len(&file).is_ok_and(|len| len == 0)
             && still_on(&file, cell.newest);
         if parks {
-            let Streams::Capturing { home } = cell.take_streams() else {
+            let Streams::Capturing { home, .. } = cell.take_streams() else {
                 unreachable!("matched as capturing above");
             };
             cell.set_streams(Streams::Parked { home, file });
@@ -400,22 +451,121 @@ impl Capture {
             }
             return Ok(Captured::EMPTY);
         }
-        Ok(Captured {
-            file: Some(file),
-            start: 0,
-            end: len,
-        })
+        Ok(Captured::whole(file, 0, len))
     }
+}
+
+/// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
+fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
+    let holders = Holders::Sole { member, label };
+    // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
+    if let Streams::Parked { file, .. } = &cell.streams {
+        if file_len(file).is_ok_and(|len| len == 0) {
+            let Streams::Parked { home, file } = cell.take_streams() else {
+                unreachable!("matched as parked above");
+            };
+            cell.set_streams(Streams::Capturing {
+                home,
+                file: Arc::clone(&file),
+                holders,
+            });
+            return Ok(Capture {
+                file: Some(file),
+                member,
+            });
+        }
+    }
+    // Written to since it was parked: unpark, passing those bytes on.
+    cell.unpark()?;
+    // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
+    let home = match cell.take_streams() {
+        Streams::Idle { kept: Some(home) } => home,
+        _ => Home {
+            out: save(STDOUT, BEGIN)?,
+            err: save(STDERR, BEGIN)?,
+        },
+    };
+    let file = capture_file(&mut cell.spare, &mut cell.newest)?;
+    let redirected = sys::file_fd(&file)
+        .map_err(descriptor(
+            BEGIN,
+            "making a descriptor for the capture file",
+        ))
+        .and_then(|target| {
+            sys::redirect(STDOUT, &target).map_err(descriptor(BEGIN, "dup2 onto fd 1"))?;
+            sys::redirect(STDERR, &target).map_err(descriptor(BEGIN, "dup2 onto fd 2"))
+        });
+    if let Err(error) = redirected {
+        // Undo whatever part happened; pointing an untouched fd at its own copy is harmless.
+        let _ = sys::restore(STDOUT, &home.out);
+        let _ = sys::restore(STDERR, &home.err);
+        return Err(error);
+    }
+    cell.set_streams(Streams::Capturing {
+        home,
+        file: Arc::clone(&file),
+        holders,
+    });
+    Ok(Capture {
+        file: Some(file),
+        member,
+    })
 }
 
 impl Drop for Capture {
     fn drop(&mut self) {
         if self.file.take().is_some() {
             sys::flush_c_stdio();
+            let mut cell = cell();
+            if let Streams::Capturing {
+                holders: Holders::Shared(overlap),
+                ..
+            } = &mut cell.streams
+            {
+                let _ = overlap.leave(self.member, 0);
+                if overlap.running() > 0 {
+                    return;
+                }
+            }
             // Errors cannot be reported from Drop; both descriptors are attempted regardless.
-            let _ = cell().end_capture();
+            let _ = cell.end_capture();
         }
     }
+}
+
+/// Writes (part of) `bytes` to `fd` (1 or 2) for call `member`: while calls share a capture
+/// and `member` is one of them, what lands in the capture file is recorded as `member`'s own
+/// (the binding routes a call's Python-level writes here, so that concurrent calls each get
+/// their own `print`s). Otherwise a plain write. Returns the count written.
+///
+/// The write happens under the cell's lock, so no other attributed write interleaves; when the
+/// file grew by more than was written (a child wrote at the same moment), nothing is recorded
+/// and those bytes count as shared.
+///
+/// # Errors
+///
+/// The write failed.
+pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize> {
+    if SHARED.load(Ordering::Acquire) {
+        let mut cell = cell();
+        if let Streams::Capturing {
+            file,
+            holders: Holders::Shared(overlap),
+            ..
+        } = &mut cell.streams
+        {
+            if overlap.is_running(member) {
+                let before = file_len(file)?;
+                let written = sys::write_fd(fd, bytes)?;
+                let after = file_len(file)?;
+                if after.checked_sub(before) == Some(written as u64) {
+                    overlap.tag(member, before, after);
+                }
+                return Ok(written);
+            }
+        }
+    }
+    sys::write_fd(fd, bytes)
 }
 
 /// Copies what the active capture holds so far to the real stderr, each line prefixed with
@@ -428,7 +578,7 @@ impl Drop for Capture {
 pub(crate) fn salvage(label: &str) {
     sys::flush_c_stdio();
     let cell = cell();
-    let Streams::Capturing { home } = &cell.streams else {
+    let Streams::Capturing { home, .. } = &cell.streams else {
         return;
     };
     // fd 1 points at the capture file: a private copy of it reads the same file.
@@ -441,11 +591,7 @@ pub(crate) fn salvage(label: &str) {
     let Ok(end) = file_len(&file) else {
         return;
     };
-    let held = Captured {
-        file: Some(file),
-        start: 0,
-        end,
-    };
+    let held = Captured::whole(Arc::new(file), 0, end);
     let _ = held.copy_labelled(label, &mut err);
 }
 
@@ -504,16 +650,10 @@ impl Window {
     pub fn close(self, limit: usize) -> Result<(String, u64), CaptureError> {
         sys::flush_c_stdio();
         let end = file_len(&self.file).map_err(|source| CaptureError::CaptureFile { source })?;
-        let mut seen = Captured {
-            file: Some(self.file),
-            start: self.start.min(end),
-            end,
-        };
-        let text = seen.tail_text(limit);
+        let file = Arc::new(self.file);
+        let text = Captured::whole(Arc::clone(&file), self.start.min(end), end).tail_text(limit);
         // Reading moved the shared file pointer on Windows: the tool writes on at the end.
-        if let Some(file) = seen.file.take() {
-            let _ = file_len(&file);
-        }
+        let _ = file_len(&file);
         Ok((text, end - self.start.min(end)))
     }
 }
@@ -545,19 +685,28 @@ pub fn settle() -> Result<(), CaptureError> {
 ///
 /// Copying the descriptor or writing failed.
 pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
-    let mut private = {
-        let cell = cell();
-        match &cell.streams {
-            Streams::Capturing { home } | Streams::Parked { home, .. } => {
-                sys::private_file(&home.err)?
-            }
-            Streams::Idle { kept: Some(home) } => sys::private_file(&home.err)?,
-            // fd 2 is home: a copy of it is the real stderr.
-            Streams::Idle { kept: None } => match sys::try_save(STDERR, false)? {
-                Some(saved) => sys::private_file(&saved)?,
-                None => return Ok(()),
-            },
-        }
-    };
-    private.write_all(bytes)
+    match real_stderr()? {
+        Some(mut private) => private.write_all(bytes),
+        None => Ok(()),
+    }
+}
+
+/// A private handle of the process's real stderr (see [`write_real_stderr`]), or `None` when
+/// fd 2 is closed: where the labelled copy of a call's output goes, which must not land in
+/// the capture of calls still running.
+///
+/// # Errors
+///
+/// Copying the descriptor failed.
+pub(crate) fn real_stderr() -> io::Result<Option<File>> {
+    let cell = cell();
+    match &cell.streams {
+        Streams::Capturing { home, .. }
+        | Streams::Parked { home, .. }
+        | Streams::Idle { kept: Some(home) } => sys::private_file(&home.err).map(Some),
+        // fd 2 is home: a copy of it is the real stderr.
+        Streams::Idle { kept: None } => sys::try_save(STDERR, false)?
+            .map(|saved| sys::private_file(&saved))
+            .transpose(),
+    }
 }

@@ -37,7 +37,7 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
     let output_restored = match &mut cell.streams {
         // fd 1 is redirected into a capture right now: hand the real stdout to the capture, whose
         // end then restores fd 1 to it (the copy of stderr it saved is closed here).
-        Streams::Capturing { home } => {
+        Streams::Capturing { home, .. } => {
             home.out = output;
             Ok(())
         }

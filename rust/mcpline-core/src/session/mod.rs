@@ -19,7 +19,7 @@ use crate::config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
 use crate::context::CallContext;
 use crate::flags::CallFlags;
 use crate::framing::Inbound;
-use crate::invoke::invoke;
+use crate::invoke::{self, invoke};
 use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_frame, sniff_id};
 use crate::lifecycle::ParentWatch;
 use crate::log::log_line;
@@ -213,6 +213,12 @@ impl Session {
                 break;
             }
         }
+        // Concurrent calls still running end within the grace period (the reader thread cancels
+        // them when it passes); a task that ignores its cancellation is not waited for forever.
+        let patience = self.config.eof_grace + Duration::from_secs(2);
+        if !self.queue.wait_in_flight(Instant::now() + patience) {
+            log_line("concurrent tool calls are still running; the serve ends without them");
+        }
         let _ = capture::settle();
         if let Some(handoff) = &self.handoff {
             handoff.reader.wake();
@@ -376,7 +382,7 @@ impl Session {
     /// Cancels the running call and answers every queued one with an error.
     fn abandon_work(&self, why: &str) {
         let (running, queued) = self.queue.take_work();
-        if let Some(flags) = running {
+        for flags in running {
             flags.cancel();
         }
         for job in queued {
@@ -408,8 +414,9 @@ impl Session {
         }
     }
 
-    /// Validates a job's arguments, runs it, and releases its response.
-    fn run_job(&self, job: Job) {
+    /// Validates a job's arguments, runs it, and releases its response. A concurrent tool's call
+    /// is started (once a slot is free) and answered when it ends, on the thread that ends it.
+    fn run_job(self: &Arc<Self>, job: Job) {
         let tool = &job.tool;
         let ctx = CallContext::new(
             Arc::clone(&self.outbox),
@@ -422,11 +429,37 @@ impl Session {
             job.log_level,
         );
         let output = match tool.validator.check(&tool.spec.name, job.arguments) {
+            Ok(arguments) if tool.handler.concurrent() => {
+                if !self
+                    .queue
+                    .begin_concurrent(&job.flags, self.config.max_concurrency)
+                {
+                    return; // cancelled while it waited: no response
+                }
+                let me = Arc::clone(self);
+                let (id, flags, revision) = (job.id, job.flags, job.revision);
+                let tool = Arc::clone(tool);
+                invoke::start(tool, arguments, ctx, &self.config, move |output| {
+                    me.answer(&id, &flags, revision, output);
+                    me.queue.end_concurrent(&flags);
+                });
+                return;
+            }
             Ok(arguments) => invoke(tool, arguments, &ctx, &self.config),
             Err(message) => ToolOutput::error(message),
         };
-        let result = methods::stamp(&self.info, job.revision, output.into_result(job.revision));
-        self.outbox
-            .complete(&job.id, &job.flags, result_frame(&job.id, result));
+        self.answer(&job.id, &job.flags, job.revision, output);
+    }
+
+    /// Shapes a call's output for its revision and releases the response.
+    fn answer(
+        &self,
+        id: &RequestId,
+        flags: &Arc<CallFlags>,
+        revision: Revision,
+        output: ToolOutput,
+    ) {
+        let result = methods::stamp(&self.info, revision, output.into_result(revision));
+        self.outbox.complete(id, flags, result_frame(id, result));
     }
 }

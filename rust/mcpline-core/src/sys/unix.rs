@@ -77,6 +77,22 @@ pub(crate) fn exit_now(code: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
+/// Writes (part of) `bytes` to descriptor `fd`, retried on `EINTR`; the count written.
+pub(crate) fn write_fd(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: `bytes` is a live slice that `write` only reads, `bytes.len()` long; a bad
+        // `fd` yields EBADF.
+        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if let Ok(written) = usize::try_from(written) {
+            return Ok(written);
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
 /// A close-on-exec copy of a standard descriptor, closed when dropped.
 #[derive(Debug)]
 pub(crate) struct SavedFd(OwnedFd);

@@ -75,6 +75,7 @@ type InvalidParameterHandler = unsafe extern "C" fn(*const u16, *const u16, *con
 struct Crt {
     dup2: unsafe extern "C" fn(c_int, c_int) -> c_int,
     close: unsafe extern "C" fn(c_int) -> c_int,
+    write: unsafe extern "C" fn(c_int, *const c_void, u32) -> c_int,
     get_osfhandle: unsafe extern "C" fn(c_int) -> isize,
     open_osfhandle: unsafe extern "C" fn(isize, c_int) -> c_int,
     fflush: unsafe extern "C" fn(*mut c_void) -> c_int,
@@ -144,6 +145,7 @@ fn load() -> Result<Crt, LoadError> {
         Ok(Crt {
             dup2: symbol(module, "_dup2\0")?,
             close: symbol(module, "_close\0")?,
+            write: symbol(module, "_write\0")?,
             get_osfhandle: symbol(module, "_get_osfhandle\0")?,
             open_osfhandle: symbol(module, "_open_osfhandle\0")?,
             fflush: symbol(module, "fflush\0")?,
@@ -451,6 +453,17 @@ pub(crate) fn flush_c_stdio() {
             let _ = unsafe { (crt.fflush)((crt.acrt_iob_func)(index)) };
         }
     }
+}
+
+/// Writes (part of) `bytes` to CRT descriptor `fd` with `_write`; the count written.
+pub(crate) fn write_fd(fd: c_int, bytes: &[u8]) -> io::Result<usize> {
+    let session = Session::open()?;
+    let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+    // SAFETY: `bytes` is a live slice of at least `len` bytes that `_write` only reads; a bad
+    // `fd` is reported through the return value (the session's handler stops the UCRT from
+    // aborting on it).
+    let written = unsafe { (session.crt.write)(fd, bytes.as_ptr().cast(), len) };
+    usize::try_from(written).map_err(|_| session.error("_write"))
 }
 
 /// A non-inheritable copy of a standard descriptor (a CRT descriptor numbered 3 or above),
