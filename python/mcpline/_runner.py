@@ -11,7 +11,12 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from mcpline._core import Context
-from mcpline._streams import CURRENT_CALL
+
+# The call whose task is running: set in the context of each async tool call's task (and, while
+# such calls may overlap, around each sync call), read by the streams of ``mcpline._streams``.
+CURRENT_CALL: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
+    "mcpline_current_call", default=None
+)
 
 
 class AsyncRunner:

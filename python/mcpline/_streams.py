@@ -22,7 +22,7 @@ Servers with ``async def`` tools, in addition (``ROUTE``, set by ``Server.run``)
 Calls of async tools run at the same time, and fds 1 and 2 are shared by all of them. So that
 each call's attached output holds its own ``print``s, ``sys.stdout`` and ``sys.stderr`` are
 replaced while serving by unbuffered text streams over a writer that sends a write made by an
-async tool's task (``CURRENT_CALL`` is set in its context) through that call
+async tool's task (``mcpline._runner.CURRENT_CALL`` is set in its context) through that call
 (``Context._write_output``), which records those bytes as the call's own. ``logging`` handlers
 that wrote to the replaced streams are pointed at the new ones for as long.
 
@@ -40,11 +40,11 @@ import _thread  # not `threading`: it would bring functools and collections into
 import io
 import os
 import sys
-from contextvars import ContextVar
 
 from mcpline._startup import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from contextvars import ContextVar
     from typing import Any, TextIO
 
     from mcpline._core import Context
@@ -55,8 +55,6 @@ SWAPS = sys.platform == "win32"
 
 # Route Python-level writes of async tools' tasks through their calls (see the module docs).
 ROUTE = False
-# The call whose task is running (set in the context of each async tool call's task).
-CURRENT_CALL: ContextVar[Context | None] = ContextVar("mcpline_current_call", default=None)
 
 _lock = _thread.allocate_lock()
 _depth = 0
@@ -73,9 +71,10 @@ class _CallWriter(io.RawIOBase):
     a call's task goes through that call, so the capture knows it as the call's own. Writes
     everything it is given (the text stream above it ignores short writes)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, current: ContextVar[Context | None]) -> None:
         super().__init__()
         self._fd = fd
+        self._current = current
 
     def writable(self) -> bool:
         return True
@@ -86,7 +85,7 @@ class _CallWriter(io.RawIOBase):
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
         total = len(view)
-        call = CURRENT_CALL.get()
+        call = self._current.get()
         while view:
             if call is None:
                 written = os.write(self._fd, view)
@@ -119,7 +118,12 @@ def _on_fd(stream: object, fd: int) -> bool:
 
 
 def _follower(stream: TextIO, fd: int, route: bool) -> TextIO:
-    raw: Any = _CallWriter(fd) if route else io.FileIO(fd, "w", closefd=False)
+    if route:
+        from mcpline._runner import CURRENT_CALL  # routing means async tools: already imported
+
+        raw: Any = _CallWriter(fd, CURRENT_CALL)
+    else:
+        raw = io.FileIO(fd, "w", closefd=False)
     encoding = "utf-8" if SWAPS else (getattr(stream, "encoding", None) or "utf-8")
     return io.TextIOWrapper(
         raw,
@@ -181,13 +185,14 @@ def hold() -> None:
                 _retarget_logging(stream, follower)  # type: ignore[arg-type]
 
 
-def serving(protected: bool) -> None:
+def serving(protected: bool) -> bool:
     """The server's edges: ``hold()`` once the protocol stdout is put aside, ``release()`` before
-    it comes back."""
+    it comes back. Answers whether writes are now routed through calls."""
     if protected:
         hold()
-    else:
-        release()
+        return ROUTE
+    release()
+    return False
 
 
 def release() -> None:

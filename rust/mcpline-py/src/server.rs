@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyString};
 use crate::convert::{Kinds, parse_output, seconds};
 use crate::errors::setup_error;
 use crate::interrupt::Interrupt;
-use crate::streams::flush_python_streams;
+use crate::streams::{flush_python_streams, set_routing};
 use crate::tool::{PyTool, ToolOptions, ToolShape};
 
 fn end_name(end: ServeEnd) -> &'static str {
@@ -169,8 +169,15 @@ impl PyServer {
                 flush_python_streams(py);
                 if let Some(callback) = &on_stdio {
                     let protected = edge == StdioEdge::Protected;
-                    if let Err(err) = callback.call1(py, (protected,)) {
-                        err.print(py);
+                    // The callback answers whether prints are now routed through their calls.
+                    match callback.call1(py, (protected,)) {
+                        Ok(routed) => {
+                            set_routing(protected && routed.is_truthy(py).unwrap_or(false))
+                        }
+                        Err(err) => {
+                            set_routing(false);
+                            err.print(py);
+                        }
                     }
                 }
             });

@@ -1,5 +1,7 @@
 //! Flushing Python's own buffered streams before the descriptors under them are redirected.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use mcpline_core::CallContext;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -38,22 +40,33 @@ pub(crate) fn flush_python_streams(py: Python<'_>) {
     }
 }
 
-/// Runs `body` with `mcpline._streams.CURRENT_CALL` set to `ctx` when the streams route
-/// writes through calls (`ROUTE`: the server has async tools whose calls overlap), so that what
-/// a sync tool prints is known as its own too; otherwise just runs it.
+/// Whether `sys.stdout`/`sys.stderr` route writes through calls (`mcpline._streams`, while a
+/// server with async tools serves stdio).
+static ROUTING: AtomicBool = AtomicBool::new(false);
+
+/// Set at the server's stdio edges, from what `mcpline._streams.serving` answered.
+pub(crate) fn set_routing(on: bool) {
+    ROUTING.store(on, Ordering::Relaxed);
+}
+
+/// Runs `body` with `mcpline._runner.CURRENT_CALL` set to `ctx` while prints are routed
+/// through calls (async calls may overlap this one), so that what a sync tool prints is known
+/// as its own too; otherwise just runs it (one atomic load).
 pub(crate) fn as_current_call<T>(
     py: Python<'_>,
     ctx: &CallContext,
     body: impl FnOnce() -> PyResult<T>,
 ) -> PyResult<T> {
-    static STREAMS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    let streams = STREAMS
-        .get_or_try_init(py, || py.import("mcpline._streams").map(Bound::unbind))?
-        .bind(py);
-    if !streams.getattr(intern!(py, "ROUTE"))?.is_truthy()? {
+    static CURRENT_CALL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    if !ROUTING.load(Ordering::Relaxed) {
         return body();
     }
-    let var = streams.getattr(intern!(py, "CURRENT_CALL"))?;
+    let var = CURRENT_CALL
+        .get_or_try_init(py, || {
+            let runner = py.import("mcpline._runner")?;
+            runner.getattr("CURRENT_CALL").map(Bound::unbind)
+        })?
+        .bind(py);
     let call = Bound::new(py, PyContext { inner: ctx.clone() })?;
     let token = var.call_method1(intern!(py, "set"), (call,))?;
     let result = body();

@@ -514,7 +514,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
 
 impl Drop for Capture {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if let Some(file) = self.file.take() {
             sys::flush_c_stdio();
             let mut cell = cell();
             if let Streams::Capturing {
@@ -522,7 +522,8 @@ impl Drop for Capture {
                 ..
             } = &mut cell.streams
             {
-                let _ = overlap.leave(self.member, 0);
+                let at = file_len(&file).unwrap_or(0);
+                let _ = overlap.leave(self.member, at);
                 if overlap.running() > 0 {
                     return;
                 }

@@ -128,8 +128,10 @@ impl Overlap {
         pieces
     }
 
-    /// A mark at `at` with the members running now.
+    /// A mark at `at` with the members running now (never before the last mark: the file only
+    /// grows, unless something truncated it, and then the bytes before count as earlier).
     fn mark(&mut self, at: u64) {
+        let at = self.marks.last().map_or(at, |last| at.max(last.at));
         let running = self
             .members
             .iter()

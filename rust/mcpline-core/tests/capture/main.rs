@@ -15,6 +15,7 @@ mod child_process;
 mod nesting;
 mod panic_restore;
 mod rust_writes;
+mod shared;
 #[cfg(unix)]
 mod spare_file;
 
