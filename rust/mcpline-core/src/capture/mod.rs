@@ -200,6 +200,18 @@ impl Cell {
             Ordering::Release,
         );
         self.streams = streams;
+        self.publish();
+    }
+
+    /// Tells the fatal-signal handler where the running capture and the real stderr are now.
+    fn publish(&self) {
+        let (capture, home) = match &self.streams {
+            Streams::Capturing { home, file, .. } | Streams::Parked { home, file } => {
+                (Some(&**file), Some(home))
+            }
+            Streams::Idle { kept } => (None, kept.as_ref()),
+        };
+        sys::publish_for_fatal(capture, home.map(|h| &h.err));
     }
 
     fn take_streams(&mut self) -> Streams {

@@ -32,6 +32,7 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
     if let Streams::Idle { kept } = &mut cell.streams {
         *kept = None;
     }
+    cell.publish();
     let input_restored =
         sys::restore(STDIN, &input).map_err(descriptor(END_PROTECTION, "dup2 onto fd 0"));
     let output_restored = match &mut cell.streams {
@@ -105,6 +106,8 @@ impl ProtectedStdio {
         sys::release_std_handle(STDOUT);
         cell.protect = Some(Saved { input, output });
         PROTECTED.store(true, Ordering::Release);
+        // A call's output reaches the real stderr even if a fault kills the process.
+        sys::catch_fatal_signals();
         Ok(Self {
             streams: Some((protocol_input, protocol_output)),
         })

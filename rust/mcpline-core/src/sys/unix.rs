@@ -97,6 +97,13 @@ pub(crate) fn write_fd(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
 #[derive(Debug)]
 pub(crate) struct SavedFd(OwnedFd);
 
+impl SavedFd {
+    /// The descriptor number (for the fatal-signal handler, which cannot borrow).
+    pub(crate) fn raw(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
 /// A descriptor of the capture file that can be `dup2`-ed onto fds 1 and 2.
 pub(crate) struct FileFd<'a>(BorrowedFd<'a>);
 

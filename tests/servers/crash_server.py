@@ -1,0 +1,39 @@
+"""A server whose tool kills the process with a fatal signal: ``crash_server.py [faulthandler]``.
+
+``crash`` prints through Python and through fd 2, then faults (``segv``: a read of address 0)
+or aborts (``abort``). With ``faulthandler`` the interpreter's fault handler is enabled at
+import, as ``python -X faulthandler`` would.
+"""
+
+import ctypes
+import faulthandler
+import os
+import sys
+
+from mcpline import Server
+
+if "faulthandler" in sys.argv[1:]:
+    faulthandler.enable()
+
+server = Server("crash", version="1.0.0")
+
+
+@server.tool
+def crash(how: str) -> str:
+    """Print two lines, then die by `how`: "segv" or "abort"."""
+    print("printed before the crash")
+    os.write(2, b"written to fd 2 before the crash\n")
+    if how == "abort":
+        os.abort()
+    ctypes.string_at(0)
+    return "survived"
+
+
+@server.tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+if __name__ == "__main__":
+    server.run()

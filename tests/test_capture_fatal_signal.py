@@ -1,0 +1,47 @@
+"""A tool that kills the process with a fatal signal (a fault in C code, an abort) does not take
+what it had printed with it: before the process dies, the call's captured output is copied to
+the real stderr, and what comes after (``faulthandler``'s traceback) reaches the real stderr
+too, not the capture file that dies with the process."""
+
+import signal
+import sys
+
+import pytest
+from conftest import SERVERS_DIR, call_frame
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+CRASH = SERVERS_DIR / "crash_server.py"
+LABEL = "[call still running at exit] "
+
+
+def crash(spawn, how, *server_args):
+    server = spawn(CRASH, *server_args)
+    server.initialize()
+    assert server.call("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
+    server.send_bytes(call_frame("boom", "crash", {"how": how}))
+    code = server.wait(15)
+    return code, server.stderr_text(), server
+
+
+@pytest.mark.parametrize(
+    ("how", "signum"), [("segv", signal.SIGSEGV), ("abort", signal.SIGABRT)], ids=["segv", "abort"]
+)
+def test_what_a_call_printed_reaches_stderr_when_it_kills_the_process(spawn, how, signum):
+    code, log, server = crash(spawn, how)
+    assert code == -signum, (code, log)
+    assert f"fatal signal {int(signum)} while a tool call ran" in log, log
+    assert f"{LABEL}printed before the crash\n" in log, log
+    assert f"{LABEL}written to fd 2 before the crash\n" in log, log
+    # Nothing but protocol frames on stdout, and no answer for the call that died.
+    assert all(b'"boom"' not in line for line in server.stdout_lines)
+
+
+def test_faulthandlers_traceback_reaches_the_real_stderr(spawn):
+    code, log, _ = crash(spawn, "segv", "faulthandler")
+    assert code == -signal.SIGSEGV, (code, log)
+    assert f"{LABEL}printed before the crash\n" in log, log
+    assert "Fatal Python error: Segmentation fault" in log, log
+    assert "in crash" in log, log  # the traceback names the tool's frame
+    # The call's output comes first, then the traceback.
+    assert log.index("printed before the crash") < log.index("Fatal Python error"), log
