@@ -1,4 +1,5 @@
-"""A child that writes 200 MiB during a call neither blocks the server nor grows its memory.
+"""A child that writes 200 MiB during a call neither blocks the server nor grows its memory, and
+a capture past its cap moves its front to the log while the call runs.
 
 The capture goes to a file (not a pipe), so the child can never block on a full buffer; the
 labelled stderr copy is streamed in bounded chunks and only the tail is attached. The server's
@@ -6,13 +7,17 @@ own stderr is /dev/null here, so the 200 MiB copy costs nothing to keep.
 """
 
 import json
+import os
 import queue
+import re
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
-from conftest import SERVERS_DIR
+import pytest
+from conftest import SERVERS_DIR, call_frame, wait_for_event
 
 FLOOD_SERVER = SERVERS_DIR / "capture_flood_server.py"
 FLOOD_BYTES = 200 * 1024 * 1024
@@ -142,3 +147,40 @@ def test_the_labelled_stderr_copy_of_a_large_capture_is_complete(spawn):
     assert copied[0] == f"{label}1"
     assert copied[-1] == f"{label}{count}"
     assert all(line == f"{label}{n}" for n, line in enumerate(copied, start=1))
+
+
+CAP = 64 * 1024
+
+
+def capture_blocks(pid: int) -> int:
+    """Bytes of storage the capture file behind the server's fd 2 holds right now."""
+    return os.stat(f"/proc/{pid}/fd/2").st_blocks * 512
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="holes are punched on Linux")
+def test_a_capture_past_its_cap_moves_its_front_to_the_log_while_the_call_runs(spawn, tmp_path):
+    batches, lines = 50, 1000  # 50 x 14 KB: about 11 capture caps of 64 KiB
+    total = batches * lines
+    server = spawn(FLOOD_SERVER, str(CAP))
+    server.initialize()
+    notes = tmp_path / "notes"
+    arguments = {"batches": batches, "lines": lines, "path": str(notes)}
+    server.send_bytes(call_frame("t", "trickle", arguments))
+    wait_for_event(notes, "written")
+    time.sleep(0.3)  # the watcher's next look
+    held = capture_blocks(server.proc.pid)
+    response = server.recv(30)
+    assert held <= 2 * CAP, f"the capture holds {held} bytes with a cap of {CAP}"
+    attached = response["result"]["content"][1]["text"]
+    assert attached.endswith(f"line {total - 1:08d}\n"), attached[-200:]
+    hidden = int(re.search(r"\[… (\d+) earlier bytes not shown …\]", attached).group(1))
+    shown = len(attached.split("…]\n", 1)[1].encode())
+    assert hidden + shown == total * len("line 00000000\n"), (hidden, shown)
+    server.close_stdin()
+    assert server.wait(30) == 0
+    log = server.stderr_text()
+    label = '[trickle #"t"] '
+    copied = [line[len(label) :] for line in log.splitlines() if line.startswith(label)]
+    numbered = [line for line in copied if line.startswith("line ")]
+    assert numbered == [f"line {n:08d}" for n in range(total)], (len(numbered), copied[:3])
+    assert any("passed its cap of 65536 bytes" in line for line in copied), copied[:5]

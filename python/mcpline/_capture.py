@@ -20,7 +20,7 @@ class capture:
     print(out.text)
     ```
 
-    Output goes to an unlinked temporary file, so a chatty child never blocks. ``limit`` keeps
+    Output goes to an anonymous file (never a pipe), so a chatty child never blocks. ``limit`` keeps
     only the last ``limit`` bytes in ``text`` (with a truncation marker). Inside a tool that is
     already captured (or inside another ``capture()``), the block gets a window onto that
     capture: ``text`` holds what was written during the block, and the outer capture keeps it

@@ -80,6 +80,7 @@ class Server:
         capture: bool | None = None,
         list_ttl_ms: int | None = None,
         max_concurrency: int | None = None,
+        capture_cap: int | None = None,
     ) -> None: ...
     def add_tool(
         self,

@@ -36,7 +36,9 @@ class Server:
 
     ``output`` is the default for what a tool run prints (see ``tool``); ``strict=False`` makes
     every tool drop unknown arguments instead of rejecting them. Calls of ``async def`` tools
-    run concurrently, at most ``max_concurrency`` at once; other tools run one at a time.
+    run concurrently, at most ``max_concurrency`` at once; other tools run one at a time. A
+    call's capture holds at most ``capture_cap`` bytes: beyond that its front goes to stderr
+    while the call runs.
     """
 
     def __init__(
@@ -55,6 +57,7 @@ class Server:
         max_line_bytes: int = 64 * 1024 * 1024,
         page_size: int = 100,
         max_concurrency: int = 16,
+        capture_cap: int = 64 * 1024 * 1024,
     ) -> None:
         self.name = name
         self.version = version
@@ -74,6 +77,7 @@ class Server:
             max_line_bytes=max_line_bytes,
             page_size=page_size,
             max_concurrency=max_concurrency,
+            capture_cap=capture_cap,
         )
         self._runner: Any = None
 

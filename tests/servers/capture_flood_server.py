@@ -1,18 +1,25 @@
-"""A server with a tool whose child floods stderr: ``capture_flood_server.py``.
+"""A server with a tool whose child floods stderr: ``capture_flood_server.py [CAPTURE_CAP]``.
 
 ``flood(nbytes)`` (``output="result"``) runs ``head -c NBYTES /dev/zero | tr '\\0' x >&2`` and
 answers "done"; the child's output lands in the call's capture file. ``flood_lines(count)``
 (``output="result"``) runs ``seq 1 COUNT >&2``: numbered lines, to check the stderr copy.
-``attach_limit`` is the default made explicit (8 KiB) so the test can bound the attached text.
+``trickle(batches, lines, path)`` (``output="result"``) writes numbered lines to fd 2 in
+batches with pauses, notes "written" in ``path`` and waits a little: the capture-cap watcher
+gets to see it grow. ``attach_limit`` is the default made explicit (8 KiB) so the test can bound
+the attached text.
 """
 
+import os
 import subprocess
+import sys
+import time
 
 from mcpline import Server
 
 ATTACH_LIMIT = 8 * 1024
 
-server = Server("capture-flood", version="1.0.0", attach_limit=ATTACH_LIMIT)
+CAP = int(sys.argv[1]) if len(sys.argv) > 1 else 64 * 1024 * 1024
+server = Server("capture-flood", version="1.0.0", attach_limit=ATTACH_LIMIT, capture_cap=CAP)
 
 
 @server.tool(output="result")
@@ -27,6 +34,21 @@ def flood(nbytes: int) -> str:
 def flood_lines(count: int) -> str:
     """Start a child that writes the numbers 1..count to stderr, one a line."""
     subprocess.run(["sh", "-c", f"seq 1 {count} >&2"], check=True)
+    return "done"
+
+
+@server.tool(output="result")
+def trickle(batches: int, lines: int, path: str) -> str:
+    """Write batches*lines numbered lines to fd 2, a batch every 20 ms, then note "written"."""
+    n = 0
+    for _ in range(batches):
+        chunk = "".join(f"line {n + i:08d}\n" for i in range(lines))
+        os.write(2, chunk.encode())
+        n += lines
+        time.sleep(0.02)
+    with open(path, "a", encoding="utf-8") as notes:
+        notes.write("written\n")
+    time.sleep(0.5)
     return "done"
 
 

@@ -85,6 +85,9 @@ pub struct ServerConfig {
     pub output: OutputMode,
     /// Most bytes of captured output attached to a result (the tail is kept; default 8 KiB).
     pub attach_limit: usize,
+    /// Most bytes a running call's capture holds (default 64 MiB, at least 64 KiB): beyond it
+    /// the front goes to the log while the call runs, and the attached tail says so.
+    pub capture_cap: u64,
     /// Capture tool output at all (needs the process's descriptors; on by default).
     pub capture: bool,
     /// Exit the process when a tool is still running after the grace period (stdio serving).
@@ -104,6 +107,7 @@ impl Default for ServerConfig {
             list_ttl_ms: 0,
             output: OutputMode::Error,
             attach_limit: 8 * 1024,
+            capture_cap: crate::capture::DEFAULT_CAP,
             capture: true,
             exit_on_hang: false,
             watch_parent: false,

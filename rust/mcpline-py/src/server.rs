@@ -64,7 +64,7 @@ impl PyServer {
     /// Sets server-wide options; ``None`` leaves an option as it is.
     #[pyo3(signature = (*, output=None, attach_limit=None, max_line_bytes=None, page_size=None,
                         eof_grace=None, queue_capacity=None, capture=None, list_ttl_ms=None,
-                        max_concurrency=None))]
+                        max_concurrency=None, capture_cap=None))]
     #[allow(clippy::too_many_arguments)]
     fn configure(
         &self,
@@ -78,6 +78,7 @@ impl PyServer {
         capture: Option<bool>,
         list_ttl_ms: Option<u64>,
         max_concurrency: Option<usize>,
+        capture_cap: Option<u64>,
     ) -> PyResult<()> {
         let mut server = lock(&self.inner);
         let config = server.config_mut();
@@ -116,6 +117,14 @@ impl PyServer {
                 return Err(PyValueError::new_err("max_concurrency must be positive"));
             }
             config.max_concurrency = v;
+        }
+        if let Some(v) = capture_cap {
+            if v < 64 * 1024 {
+                return Err(PyValueError::new_err(
+                    "capture_cap must be at least 65536 bytes",
+                ));
+            }
+            config.capture_cap = v;
         }
         Ok(())
     }

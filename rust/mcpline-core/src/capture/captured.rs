@@ -20,6 +20,9 @@ pub struct Captured {
     /// The ranges of the file that are this capture's, in file order. Bytes that lingering
     /// children write after the capture ended are in no piece.
     pub(super) pieces: Vec<Piece>,
+    /// Earlier bytes of this capture that already went to the log while it ran (it passed the
+    /// capture cap); they are in no piece.
+    pub(super) skipped: u64,
 }
 
 /// Bytes `start..end` of a capture file.
@@ -47,6 +50,7 @@ impl Captured {
     pub(super) const EMPTY: Self = Self {
         file: None,
         pieces: Vec::new(),
+        skipped: 0,
     };
 
     /// Bytes `start..end` of `file`, all the capture's own.
@@ -58,19 +62,34 @@ impl Captured {
                 end,
                 shared: None,
             }],
+            skipped: 0,
         }
+    }
+
+    /// Leaves out what lies before `drained` (already copied to the log), counting it.
+    #[must_use]
+    pub(super) fn after(mut self, drained: u64) -> Self {
+        for piece in &mut self.pieces {
+            if piece.start < drained {
+                let cut = drained.min(piece.end);
+                self.skipped += cut - piece.start;
+                piece.start = cut;
+            }
+        }
+        self.pieces.retain(|p| p.end > p.start);
+        self
     }
 
     /// Total bytes captured.
     #[must_use]
     pub fn len(&self) -> u64 {
-        self.pieces.iter().map(|p| p.end - p.start).sum()
+        self.skipped + self.pieces.iter().map(|p| p.end - p.start).sum::<u64>()
     }
 
     /// Whether nothing was captured.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.pieces.iter().all(|p| p.end == p.start)
+        self.skipped == 0 && self.pieces.iter().all(|p| p.end == p.start)
     }
 
     /// The last `limit` bytes as text (lossy UTF-8), prefixed by
@@ -239,14 +258,14 @@ const fn is_utf8_continuation(byte: u8) -> bool {
 
 /// Positional read that does not move the shared file offset on unix (fds 1 and 2 share it).
 #[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, offset)
 }
 
 /// Positional read. On Windows this moves the file pointer, which only matters to a child that
 /// outlived its capture and still writes to it.
 #[cfg(windows)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 

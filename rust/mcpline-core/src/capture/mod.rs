@@ -6,9 +6,11 @@
 //!   close-on-exec descriptors and makes the standard ones harmless: fd 0 reads the null device
 //!   (a tool that prompts gets end-of-file at once) and fd 1 is a copy of the real stderr (a stray
 //!   `print()`, a C library or a child process writes to the log, never into the protocol).
-//! - [`Capture`] redirects fds 1 and 2 into an unlinked temporary file for the duration of one tool
-//!   call. A file, never a pipe: a chatty child can never block on a full pipe buffer, and nobody
-//!   has to drain it. It is opened for appending (unix), so a child writing through
+//! - [`Capture`] redirects fds 1 and 2 into an anonymous file (Linux: in memory, `memfd_create`;
+//!   elsewhere an unlinked temporary file) for the duration of one tool call. A file, never a
+//!   pipe: a chatty child can never block on a full pipe buffer. What grows past the capture cap
+//!   while the call runs is copied to the log and its room given back (see `drain`), so memory
+//!   and disk stay bounded. It is opened for appending (unix), so a child writing through
 //!   `/dev/stderr` or `/proc/self/fd/2` (its own open of the file) overwrites nothing and leaves
 //!   no holes; one that truncates it (`> /dev/stderr`) still drops what came before, as it would
 //!   with any file. [`Capture::finish`] restores the descriptors and hands back a [`Captured`]
@@ -82,11 +84,13 @@ use crate::sync::lock;
 use crate::sys;
 
 mod captured;
+mod drain;
 mod error;
 mod overlap;
 mod protect;
 
 pub use captured::Captured;
+pub(crate) use drain::{DEFAULT_CAP, set_cap};
 pub use error::CaptureError;
 use error::descriptor;
 use overlap::Overlap;
@@ -119,6 +123,8 @@ enum Streams {
         home: Home,
         file: Arc<File>,
         holders: Holders,
+        /// Bytes at the front of the file already copied to the log (see `drain`).
+        drained: u64,
     },
     /// Still at the empty file of a finished capture, which the next capture takes over as it
     /// is (no `dup2`). Only while stdio is protected, and only until [`settle`].
@@ -309,10 +315,13 @@ fn capture_file(
             return Ok(file);
         }
     }
-    let file = tempfile::tempfile().map_err(|source| CaptureError::TempFile {
-        dir: std::env::temp_dir(),
-        source,
-    })?;
+    let file = match sys::anonymous_file() {
+        Some(file) => file,
+        None => tempfile::tempfile().map_err(|source| CaptureError::TempFile {
+            dir: std::env::temp_dir(),
+            source,
+        })?,
+    };
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
@@ -327,8 +336,9 @@ fn go_home(home: &Home) -> Result<(), CaptureError> {
     out.and(err)
 }
 
-/// One capture of fds 1 and 2 into a fresh unlinked temporary file (mode 0600, in `$TMPDIR`,
-/// see [`std::env::temp_dir`]).
+/// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
+/// (`memfd_create`), elsewhere an unlinked temporary file (mode 0600, in `$TMPDIR`, see
+/// [`std::env::temp_dir`]).
 ///
 /// Only one capture is active process-wide at a time; calls running at the same time share it
 /// ([`Capture::begin_call`]), each getting back only what is its own. Dropping a `Capture`
@@ -431,18 +441,22 @@ impl Capture {
         let mut cell = cell();
         if let Streams::Capturing {
             holders: Holders::Shared(overlap),
+            drained,
             ..
         } = &mut cell.streams
         {
             let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
             let pieces = overlap.leave(self.member, at);
+            let drained = *drained;
             if overlap.running() == 0 {
                 cell.end_capture()?;
             }
-            return Ok(Captured {
+            let captured = Captured {
                 file: Some(file),
                 pieces,
-            });
+                skipped: 0,
+            };
+            return Ok(captured.after(drained));
         }
         let parks = cell.protect.is_some()
             && matches!(cell.streams, Streams::Capturing { .. })
@@ -455,6 +469,10 @@ impl Capture {
             cell.set_streams(Streams::Parked { home, file });
             return Ok(Captured::EMPTY);
         }
+        let drained = match cell.streams {
+            Streams::Capturing { drained, .. } => drained,
+            _ => 0,
+        };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
         if len == 0 {
@@ -463,7 +481,7 @@ impl Capture {
             }
             return Ok(Captured::EMPTY);
         }
-        Ok(Captured::whole(file, 0, len))
+        Ok(Captured::whole(file, 0, len).after(drained))
     }
 }
 
@@ -480,6 +498,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
                 home,
                 file: Arc::clone(&file),
                 holders,
+                drained: 0,
             });
             return Ok(Capture {
                 file: Some(file),
@@ -517,7 +536,9 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         home,
         file: Arc::clone(&file),
         holders,
+        drained: 0,
     });
+    drain::watch();
     Ok(Capture {
         file: Some(file),
         member,
@@ -591,20 +612,20 @@ pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize>
 pub(crate) fn salvage(label: &str) {
     sys::flush_c_stdio();
     let cell = cell();
-    let Streams::Capturing { home, .. } = &cell.streams else {
+    let Streams::Capturing {
+        home,
+        file,
+        drained,
+        ..
+    } = &cell.streams
+    else {
         return;
     };
-    // fd 1 points at the capture file: a private copy of it reads the same file.
-    let Ok(Some(saved)) = sys::try_save(STDOUT, false) else {
+    let (Ok(mut err), Ok(end)) = (sys::private_file(&home.err), file_len(file)) else {
         return;
     };
-    let (Ok(file), Ok(mut err)) = (sys::private_file(&saved), sys::private_file(&home.err)) else {
-        return;
-    };
-    let Ok(end) = file_len(&file) else {
-        return;
-    };
-    let held = Captured::whole(Arc::new(file), 0, end);
+    // What the cap already moved to the log is not copied again.
+    let held = Captured::whole(Arc::clone(file), *drained, end);
     let _ = held.copy_labelled(label, &mut err);
 }
 
@@ -614,8 +635,8 @@ pub(crate) fn salvage(label: &str) {
 /// block, and the call's own capture keeps every byte as well.
 #[derive(Debug)]
 pub struct Window {
-    /// A private handle of the capture file.
-    file: File,
+    /// The capture file.
+    file: Arc<File>,
     /// Its size when the window opened.
     start: u64,
 }
@@ -628,26 +649,14 @@ impl Window {
     ///
     /// # Errors
     ///
-    /// [`CaptureError::Descriptor`] if fd 1 cannot be copied; [`CaptureError::CaptureFile`] if
-    /// the capture file's size cannot be read.
+    /// [`CaptureError::CaptureFile`] if the capture file's size cannot be read.
     pub fn open() -> Result<Option<Self>, CaptureError> {
-        const OPEN: &str = "open a window onto the active capture";
         sys::flush_c_stdio();
         let cell = cell();
-        if !matches!(cell.streams, Streams::Capturing { .. }) {
+        let Streams::Capturing { file, .. } = &cell.streams else {
             return Ok(None);
-        }
-        // fd 1 points at the capture file: a private copy of it reads the same file.
-        let file = sys::try_save(STDOUT, false)
-            .map_err(descriptor(OPEN, "dup of fd 1"))?
-            .map(|saved| sys::private_file(&saved))
-            .transpose()
-            .map_err(descriptor(OPEN, "a private copy of fd 1"))?
-            .ok_or_else(|| CaptureError::Descriptor {
-                action: OPEN,
-                op: "dup of fd 1".into(),
-                source: io::Error::new(io::ErrorKind::NotFound, "fd 1 is closed"),
-            })?;
+        };
+        let file = Arc::clone(file);
         let start = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
         Ok(Some(Self { file, start }))
     }
@@ -663,11 +672,16 @@ impl Window {
     pub fn close(self, limit: usize) -> Result<(String, u64), CaptureError> {
         sys::flush_c_stdio();
         let end = file_len(&self.file).map_err(|source| CaptureError::CaptureFile { source })?;
-        let file = Arc::new(self.file);
-        let text = Captured::whole(Arc::clone(&file), self.start.min(end), end).tail_text(limit);
+        let drained = match &cell().streams {
+            Streams::Capturing { file, drained, .. } if Arc::ptr_eq(file, &self.file) => *drained,
+            _ => 0,
+        };
+        let start = self.start.min(end);
+        let seen = Captured::whole(Arc::clone(&self.file), start, end).after(drained);
+        let text = seen.tail_text(limit);
         // Reading moved the shared file pointer on Windows: the tool writes on at the end.
-        let _ = file_len(&file);
-        Ok((text, end - self.start.min(end)))
+        let _ = file_len(&self.file);
+        Ok((text, end - start))
     }
 }
 

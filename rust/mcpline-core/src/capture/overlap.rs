@@ -94,6 +94,15 @@ impl Overlap {
         self.members.iter().filter(|m| m.end.is_none()).count()
     }
 
+    /// The labels of the running members, in the order they joined.
+    pub(super) fn running_labels(&self) -> Vec<&str> {
+        self.members
+            .iter()
+            .filter(|m| m.end.is_none())
+            .map(|m| &*m.label)
+            .collect()
+    }
+
     /// Whether `id` is a running member.
     pub(super) fn is_running(&self, id: u64) -> bool {
         self.members.iter().any(|m| m.id == id && m.end.is_none())

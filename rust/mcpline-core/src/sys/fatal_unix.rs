@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, Ordering};
 
 use libc::c_int;
 
@@ -33,6 +33,9 @@ const LABEL: &[u8] = b"[call still running at exit] ";
 
 /// A descriptor that reads the active capture file, or -1.
 static CAPTURE: AtomicI32 = AtomicI32::new(-1);
+/// Where the bytes of the active capture begin (what the capture cap moved to the log earlier
+/// is a hole of zeros now).
+static START: AtomicI64 = AtomicI64::new(0);
 /// A descriptor of the real stderr while fd 2 may point elsewhere, or -1 (fd 2 is the real one).
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);
 /// The handlers installed before ours, in the order of [`FATAL`].
@@ -41,8 +44,14 @@ static PREVIOUS: OnceLock<[libc::sigaction; FATAL.len()]> = OnceLock::new();
 /// Tells the handler where the running capture and the real stderr are (`None`: no capture / fd
 /// 2 is the real stderr). The descriptors must stay open until published again.
 pub(crate) fn publish_for_fatal(capture: Option<&File>, real_stderr: Option<&SavedFd>) {
+    START.store(0, Ordering::Release);
     CAPTURE.store(capture.map_or(-1, AsRawFd::as_raw_fd), Ordering::Release);
     REAL_STDERR.store(real_stderr.map_or(-1, SavedFd::raw), Ordering::Release);
+}
+
+/// The bytes of the active capture now begin at `start` (the cap moved the rest to the log).
+pub(crate) fn publish_capture_start(start: u64) {
+    START.store(i64::try_from(start).unwrap_or(i64::MAX), Ordering::Release);
 }
 
 /// Installs the handler for the fatal signals, once per process (a server calls it when it
@@ -109,7 +118,7 @@ fn write_number(fd: c_int, mut n: u32) {
 /// Copies the capture file read through `capture` to `err`, each line labelled.
 fn copy_labelled(capture: c_int, err: c_int) {
     let mut buf = [0u8; 1024];
-    let mut offset: libc::off_t = 0;
+    let mut offset: libc::off_t = START.load(Ordering::Acquire);
     let mut at_line_start = true;
     loop {
         // SAFETY: `buf` is a live local `pread` writes at most `buf.len()` bytes into.

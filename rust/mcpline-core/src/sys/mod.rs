@@ -20,7 +20,7 @@ pub(crate) use unix::*;
 #[cfg(unix)]
 mod fatal_unix;
 #[cfg(unix)]
-pub(crate) use fatal_unix::{catch_fatal_signals, publish_for_fatal};
+pub(crate) use fatal_unix::{catch_fatal_signals, publish_capture_start, publish_for_fatal};
 
 #[cfg(unix)]
 mod wait_unix;
@@ -52,6 +52,10 @@ pub(crate) use parent_windows::ParentHandle;
 /// Fatal signals are a unix notion: nothing to catch on Windows.
 #[cfg(not(unix))]
 pub(crate) const fn catch_fatal_signals() {}
+
+/// See `catch_fatal_signals`.
+#[cfg(not(unix))]
+pub(crate) const fn publish_capture_start(_start: u64) {}
 
 /// See `catch_fatal_signals`.
 #[cfg(not(unix))]

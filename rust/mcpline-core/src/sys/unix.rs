@@ -245,6 +245,55 @@ pub(crate) fn fd_file_id(fd: RawFd) -> Option<FileId> {
     })
 }
 
+/// A fresh anonymous in-memory file (`memfd_create`, close-on-exec) for a capture: no disk, no
+/// `$TMPDIR`, no directory entry, and cheap to create and to write. `None` where there is none
+/// (not Linux, or a kernel without it): the caller falls back to a temporary file.
+#[cfg(target_os = "linux")]
+pub(crate) fn anonymous_file() -> Option<File> {
+    // SAFETY: the name is a NUL-terminated C string literal; memfd_create only reads it and
+    // returns a new descriptor (or -1) that nothing else owns.
+    let fd = unsafe { libc::memfd_create(c"mcpline-capture".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` was just created for us and is owned by nothing else.
+    Some(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+}
+
+/// See the Linux version: other unix systems use a temporary file.
+#[cfg(not(target_os = "linux"))]
+pub(crate) const fn anonymous_file() -> Option<File> {
+    None
+}
+
+/// Gives back the room of bytes `..end` of `file` (they read as zeros afterwards; the size and
+/// the offsets of later bytes stay): a hole punched with `fallocate`.
+#[cfg(target_os = "linux")]
+pub(crate) fn release_front(file: &File, end: u64) -> io::Result<()> {
+    let len =
+        libc::off_t::try_from(end).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: fallocate only changes the blocks of the descriptor `file` keeps open; no memory
+    // is passed.
+    let done = unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            0,
+            len,
+        )
+    };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Punching holes is only implemented for Linux (elsewhere the drained bytes keep their room).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
 /// Makes every write through `file`'s descriptors (fds 1 and 2 included) land at the end of the
 /// file, whatever another open of it (`> /dev/stderr` in a child) did to the size or offset.
 pub(crate) fn set_append(file: &File) -> io::Result<()> {

@@ -455,6 +455,16 @@ pub(crate) fn flush_c_stdio() {
     }
 }
 
+/// Not implemented on Windows: drained bytes keep their room in the capture file.
+pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Windows captures into a temporary file (see the unix half).
+pub(crate) const fn anonymous_file() -> Option<File> {
+    None
+}
+
 /// Writes (part of) `bytes` to CRT descriptor `fd` with `_write`; the count written.
 pub(crate) fn write_fd(fd: c_int, bytes: &[u8]) -> io::Result<usize> {
     let session = Session::open()?;
