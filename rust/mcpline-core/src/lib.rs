@@ -49,8 +49,8 @@ mod transport;
 mod validate;
 
 pub use capture::{
-    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member, settle,
-    write_attributed, write_real_stderr,
+    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member,
+    set_capture_cap, settle, write_attributed, write_real_stderr,
 };
 pub use config::{
     DEFAULT_MAX_CONCURRENCY, STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook,

@@ -2,10 +2,14 @@
 //!
 //! A watcher thread looks at the active capture file a few times a second. Once it holds more
 //! than the cap, everything but its last part is copied to the real stderr, labelled with the
-//! call (or the calls sharing it), and its room is given back (a hole punched at the front of
-//! the file: Linux). The call's attached output then keeps its tail and says how many earlier
-//! bytes are not shown; its stderr copy at the end resumes where the watcher stopped. The tool
-//! never notices: nothing blocks, nothing fails with "no space".
+//! call (or the calls sharing it), and its room is given back: a hole punched at the front of
+//! the file on Linux (on macOS the file keeps its size; Windows has no watcher). The call's
+//! attached output then keeps its tail and says how many earlier bytes are not shown; its
+//! stderr copy at the end resumes where the watcher stopped. The tool never notices: nothing
+//! blocks, nothing fails with "no space".
+//!
+//! The same watcher passes on late output: what children of finished calls write to those
+//! calls' files (see `late`).
 //!
 //! Quiet and small calls never meet the watcher: it only reads the file's size (one `lseek`)
 //! on its ticks, from its own thread.
@@ -16,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use super::{Holders, Streams, cell, file_len, is_capturing};
+use super::{Holders, LateLog, Streams, cell, file_len, home_err, is_capturing};
 use crate::sys;
 
 /// The default of [`set_cap`].
@@ -28,14 +32,18 @@ const TICK: Duration = Duration::from_millis(100);
 static CAP: AtomicU64 = AtomicU64::new(DEFAULT_CAP);
 
 /// Sets the most bytes a capture holds (at least 64 KiB) before the front of it is moved to
-/// the log.
-pub(crate) fn set_cap(bytes: u64) {
+/// the log (a server sets it from `ServerConfig::capture_cap` when it starts).
+pub fn set_cap(bytes: u64) {
     CAP.store(bytes.max(64 * 1024), Ordering::Relaxed);
 }
 
-/// Starts the watcher, once per process.
+/// Starts the watcher, once per process. Not on Windows: reading the capture file there moves
+/// the file pointer the tool writes through, and no room could be given back anyway.
 pub(super) fn watch() {
     static ONCE: Once = Once::new();
+    if cfg!(windows) {
+        return;
+    }
     ONCE.call_once(|| {
         let spawned = thread::Builder::new()
             .name("mcpline-capture-cap".into())
@@ -45,12 +53,23 @@ pub(super) fn watch() {
                     if is_capturing() {
                         check();
                     }
+                    follow_late_output();
                 }
             });
         if let Err(e) = spawned {
             crate::log::log_line(&format!("captures are not capped: no watcher thread: {e}"));
         }
     });
+}
+
+/// Passes on late output written to the files of finished calls (see `late`).
+fn follow_late_output() {
+    let mut cell = cell();
+    let cell = &mut *cell;
+    if !cell.after.any() {
+        return;
+    }
+    cell.after.watch(&mut LateLog::new(home_err(&cell.streams)));
 }
 
 /// Moves the front of the active capture to the log if it holds more than the cap.

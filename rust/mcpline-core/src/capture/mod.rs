@@ -86,13 +86,16 @@ use crate::sys;
 mod captured;
 mod drain;
 mod error;
+mod late;
 mod overlap;
 mod protect;
 
 pub use captured::Captured;
-pub(crate) use drain::{DEFAULT_CAP, set_cap};
+pub(crate) use drain::DEFAULT_CAP;
+pub use drain::set_cap as set_capture_cap;
 pub use error::CaptureError;
 use error::descriptor;
+use late::{AfterCalls, Finished};
 use overlap::Overlap;
 pub use protect::ProtectedStdio;
 
@@ -156,8 +159,8 @@ struct Cell {
     streams: Streams,
     /// The real stdin and stdout while a server owns the standard descriptors.
     protect: Option<protect::Saved>,
-    /// An empty capture file nobody wrote to, kept for the next capture.
-    spare: Option<Arc<File>>,
+    /// The files of finished calls: the newest, to reuse, and those with late writers.
+    after: AfterCalls,
     /// The identity of the newest capture file (the only one ever reused), read once when it
     /// is created rather than on every quiet call.
     newest: Option<sys::FileId>,
@@ -166,7 +169,7 @@ struct Cell {
 static CELL: Mutex<Cell> = Mutex::new(Cell {
     streams: Streams::Idle { kept: None },
     protect: None,
-    spare: None,
+    after: AfterCalls::new(),
     newest: None,
 });
 /// Mirrors of the cell's state, readable without its lock.
@@ -249,13 +252,21 @@ impl Cell {
         };
         let restored = go_home(&home);
         self.set_streams(Streams::Idle { kept: Some(home) });
+        // Written while parked, between calls: by a thread or a child, no call's own.
         let len = file_len(&file).unwrap_or(0);
         if len > 0 {
-            let stray = Captured::whole(file, 0, len);
-            let _ = stray.copy_labelled("", &mut io::stderr().lock());
-        } else if self.spare.is_none() {
-            self.spare = Some(file);
+            let stray = Captured::whole(Arc::clone(&file), 0, len);
+            let _ = stray.copy_labelled("[background] ", &mut io::stderr().lock());
         }
+        let label = Arc::from("background");
+        self.after.keep(
+            Finished {
+                file,
+                end: len,
+                label,
+            },
+            &mut LateLog::new(home_err(&self.streams)),
+        );
         restored
     }
 }
@@ -305,15 +316,15 @@ fn still_on(file: &File, newest: Option<sys::FileId>) -> bool {
     sys::fd_file_id(STDOUT) == Some(id) && sys::fd_file_id(STDERR) == Some(id)
 }
 
-/// Takes the spare capture file if it is still empty, or creates a fresh unlinked one.
+/// The file of the last finished call, emptied, if nobody wrote to it since (see `late`), or a
+/// fresh anonymous one.
 fn capture_file(
-    spare: &mut Option<Arc<File>>,
+    after: &mut AfterCalls,
     newest: &mut Option<sys::FileId>,
+    home: &Home,
 ) -> Result<Arc<File>, CaptureError> {
-    if let Some(file) = spare.take() {
-        if file_len(&file).is_ok_and(|len| len == 0) {
-            return Ok(file);
-        }
+    if let Some(file) = after.reusable(&mut LateLog::new(Some(&home.err))) {
+        return Ok(file);
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,
@@ -327,6 +338,50 @@ fn capture_file(
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
     *newest = sys::file_id(&file).ok();
     Ok(Arc::new(file))
+}
+
+/// The saved real stderr, when fds 1 and 2 may point elsewhere (`None`: fd 2 is the real one).
+fn home_err(streams: &Streams) -> Option<&sys::SavedFd> {
+    match streams {
+        Streams::Capturing { home, .. }
+        | Streams::Parked { home, .. }
+        | Streams::Idle { kept: Some(home) } => Some(&home.err),
+        Streams::Idle { kept: None } => None,
+    }
+}
+
+/// The real stderr for late output, copied (`dup`) on the first write only: `home` is the saved
+/// stderr while fds 1 and 2 may point elsewhere, `None` when fd 2 is the real one.
+struct LateLog<'a> {
+    home: Option<&'a sys::SavedFd>,
+    file: Option<File>,
+}
+
+impl<'a> LateLog<'a> {
+    const fn new(home: Option<&'a sys::SavedFd>) -> Self {
+        Self { home, file: None }
+    }
+}
+
+impl Write for LateLog<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.file.is_none() {
+            self.file = Some(match self.home {
+                Some(home) => sys::private_file(home)?,
+                None => match sys::try_save(STDERR, false)? {
+                    Some(saved) => sys::private_file(&saved)?,
+                    None => return Ok(buf.len()), // fd 2 closed: nowhere to write
+                },
+            });
+        }
+        self.file
+            .as_mut()
+            .map_or(Ok(buf.len()), |file| file.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), Write::flush)
+    }
 }
 
 /// Points fds 1 and 2 back at their saved copies (both are attempted).
@@ -367,13 +422,15 @@ impl Capture {
     /// left redirected then); [`CaptureError::CrtUnavailable`] on Windows without the UCRT.
     pub fn begin() -> Result<Self, CaptureError> {
         sys::init()?;
+        drain::watch(); // before the lock: it may log
+
         // Outside the lock: a C stream that is slow to flush holds up nobody else's log line.
         sys::flush_c_stdio();
         let mut cell = cell();
         if matches!(cell.streams, Streams::Capturing { .. }) {
             return Err(CaptureError::AlreadyActive);
         }
-        start(&mut cell, new_member(), Arc::from(""))
+        start(&mut cell, new_member(), Arc::from("capture"))
     }
 
     /// Like [`Capture::begin`], for one call (`member` from [`new_member`], `label` such as
@@ -387,6 +444,8 @@ impl Capture {
     /// [`CaptureError::CaptureFile`] if the size of a shared capture file cannot be read.
     pub fn begin_call(member: u64, label: Arc<str>) -> Result<Self, CaptureError> {
         sys::init()?;
+        drain::watch(); // before the lock: it may log
+
         sys::flush_c_stdio();
         let mut cell = cell();
         let joined = {
@@ -446,10 +505,20 @@ impl Capture {
         } = &mut cell.streams
         {
             let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+            let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
             let drained = *drained;
             if overlap.running() == 0 {
                 cell.end_capture()?;
+                let cell = &mut *cell;
+                cell.after.keep(
+                    Finished {
+                        file: Arc::clone(&file),
+                        end: at,
+                        label: label.unwrap_or_else(|| Arc::from("")),
+                    },
+                    &mut LateLog::new(home_err(&cell.streams)),
+                );
             }
             let captured = Captured {
                 file: Some(file),
@@ -469,16 +538,26 @@ impl Capture {
             cell.set_streams(Streams::Parked { home, file });
             return Ok(Captured::EMPTY);
         }
-        let drained = match cell.streams {
-            Streams::Capturing { drained, .. } => drained,
-            _ => 0,
+        let (drained, label) = match &cell.streams {
+            Streams::Capturing {
+                drained,
+                holders: Holders::Sole { label, .. },
+                ..
+            } => (*drained, Arc::clone(label)),
+            _ => (0, Arc::from("")),
         };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+        let cell = &mut *cell;
+        cell.after.keep(
+            Finished {
+                file: Arc::clone(&file),
+                end: len,
+                label,
+            },
+            &mut LateLog::new(home_err(&cell.streams)),
+        );
         if len == 0 {
-            if cell.spare.is_none() {
-                cell.spare = Some(file);
-            }
             return Ok(Captured::EMPTY);
         }
         Ok(Captured::whole(file, 0, len).after(drained))
@@ -516,7 +595,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
             err: save(STDERR, BEGIN)?,
         },
     };
-    let file = capture_file(&mut cell.spare, &mut cell.newest)?;
+    let file = capture_file(&mut cell.after, &mut cell.newest, &home)?;
     let redirected = sys::file_fd(&file)
         .map_err(descriptor(
             BEGIN,
@@ -538,7 +617,6 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         holders,
         drained: 0,
     });
-    drain::watch();
     Ok(Capture {
         file: Some(file),
         member,

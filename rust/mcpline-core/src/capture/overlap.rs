@@ -163,7 +163,8 @@ impl Overlap {
         out
     }
 
-    fn label_of(&self, id: u64) -> Option<&Arc<str>> {
+    /// The label `id` joined with.
+    pub(super) fn label_of(&self, id: u64) -> Option<&Arc<str>> {
         self.members.iter().find(|m| m.id == id).map(|m| &m.label)
     }
 

@@ -172,7 +172,7 @@ impl Session {
         if self.config.watch_parent {
             self.spawn_parent_watch(ParentWatch::new());
         }
-        capture::set_cap(self.config.capture_cap);
+        capture::set_capture_cap(self.config.capture_cap);
         let reader = Arc::clone(self);
         let spawned = thread::Builder::new()
             .name("mcpline-reader".into())

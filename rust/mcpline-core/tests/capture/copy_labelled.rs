@@ -121,6 +121,8 @@ mod flood {
 
     pub(crate) fn child() {
         let script = format!("yes {} | head -c {BYTES}", "x".repeat(99));
+        // Not capped: this case is about streaming a large capture, not about the cap.
+        mcpline_core::set_capture_cap(u64::MAX);
         let capture = Capture::begin().expect("begin");
         let status = std::process::Command::new("sh")
             .args(["-c", &script])

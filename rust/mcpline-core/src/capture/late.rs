@@ -1,0 +1,153 @@
+//! Capture files after their call: reused when nobody wrote to them since, followed for late
+//! output when somebody did.
+//!
+//! A call's capture file stays reachable after the call ends: a child process it started (a
+//! daemon, a process pool, a language server) keeps fds 1 and 2 pointing at it and may write
+//! at any time. So a finished file is never simply dropped or reused:
+//!
+//! - The cell keeps the files of the last few calls with their sizes at the end of each call
+//!   ([`Finished`]). The next capture reuses the newest (emptied: no file to create, no inode to
+//!   free) if it did not grow since and nobody still reads it. Older ones are watched a little
+//!   longer, then let go unless they grew.
+//! - If it grew, what was added is *late output* of the call it belonged to: it goes to the
+//!   real stderr labelled `[name #id, late]`, the file is emptied (appending writers go on at
+//!   its new end, so it stays small) and from then on it is *followed*: the capture cap's
+//!   watcher looks at it a few times a second and passes on whatever arrives.
+//! - At most [`FOLLOWED`] files are followed; beyond that the oldest is let go, with a line
+//!   saying so.
+//!
+//! Late output is never passed off as another call's, with one exception that cannot be told
+//! apart: a child that inherited a file and stays silent until a later call reuses that file.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+use super::{Captured, file_len};
+
+/// How many files with late writers are followed at most.
+pub(super) const FOLLOWED: usize = 32;
+/// How many files of the last calls are kept to be watched for late output (and the newest to
+/// be reused).
+const RECENT: usize = 4;
+
+/// A capture file whose call ended.
+#[derive(Debug)]
+pub(super) struct Finished {
+    pub(super) file: Arc<File>,
+    /// Its size when the call ended (or when late output was last passed on).
+    pub(super) end: u64,
+    /// The call it belonged to (`"name #id"`).
+    pub(super) label: Arc<str>,
+}
+
+impl Finished {
+    /// Passes on what was written since `end`, labelled as late output, and empties the file.
+    /// Returns whether there was any.
+    pub(super) fn pass_on_late(&mut self, err: &mut dyn Write) -> bool {
+        let Ok(size) = file_len(&self.file) else {
+            return false;
+        };
+        if size <= self.end {
+            return false;
+        }
+        let late = Captured::whole(Arc::clone(&self.file), self.end, size);
+        let _ = late.copy_labelled(&format!("[{}, late] ", self.label), err);
+        self.end = if empty(&self.file).is_ok() { 0 } else { size };
+        true
+    }
+}
+
+/// Empties a capture file for its next use: size 0, and the shared position at the start
+/// (writers that do not append, on Windows, go on from there).
+pub(super) fn empty(mut file: &File) -> io::Result<()> {
+    file.set_len(0)?;
+    file.seek(SeekFrom::Start(0)).map(drop)
+}
+
+/// The files of finished calls the cell keeps: the last few, and those being followed.
+#[derive(Debug)]
+pub(super) struct AfterCalls {
+    /// The files of the last [`RECENT`] calls, newest last.
+    recent: VecDeque<Finished>,
+    /// Files that received late output.
+    followed: Vec<Finished>,
+}
+
+impl AfterCalls {
+    pub(super) const fn new() -> Self {
+        Self {
+            recent: VecDeque::new(),
+            followed: Vec::new(),
+        }
+    }
+
+    /// Keeps the file of a call that just ended. The oldest kept file beyond [`RECENT`] is let
+    /// go if nobody wrote to it since its call ended (else it is followed).
+    pub(super) fn keep(&mut self, finished: Finished, err: &mut dyn Write) {
+        self.recent.push_back(finished);
+        if self.recent.len() > RECENT {
+            if let Some(mut oldest) = self.recent.pop_front() {
+                if oldest.pass_on_late(err) {
+                    self.follow(oldest, err);
+                }
+            }
+        }
+    }
+
+    /// A file for the next capture: the newest finished one, emptied, if nobody wrote to it
+    /// since its call ended and nobody still reads it; `None` otherwise (late output found is
+    /// passed on to `err`).
+    pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<Arc<File>> {
+        let newest = self.recent.back()?;
+        if Arc::strong_count(&newest.file) > 1 {
+            return None; // its call's output is still being read, on another thread
+        }
+        let mut newest = self.recent.pop_back()?;
+        if newest.pass_on_late(err) {
+            self.follow(newest, err);
+            return None;
+        }
+        if newest.end > 0 && empty(&newest.file).is_err() {
+            return None;
+        }
+        Some(newest.file)
+    }
+
+    /// Passes on late output of every kept file (the watcher's tick).
+    pub(super) fn watch(&mut self, err: &mut dyn Write) {
+        let mut index = 0;
+        while index < self.recent.len() {
+            let idle = Arc::strong_count(&self.recent[index].file) == 1;
+            if idle && self.recent[index].pass_on_late(err) {
+                if let Some(late) = self.recent.remove(index) {
+                    self.follow(late, err);
+                }
+                continue;
+            }
+            index += 1;
+        }
+        for followed in &mut self.followed {
+            followed.pass_on_late(err);
+        }
+    }
+
+    /// Whether any file is kept (the watcher has something to look at).
+    pub(super) fn any(&self) -> bool {
+        !self.recent.is_empty() || !self.followed.is_empty()
+    }
+
+    fn follow(&mut self, finished: Finished, err: &mut dyn Write) {
+        if self.followed.len() >= FOLLOWED {
+            let oldest = self.followed.remove(0);
+            let _ = writeln!(
+                err,
+                "[mcpline] late output of {} is no longer followed (more than {FOLLOWED} calls \
+                 left writers behind)",
+                oldest.label
+            );
+        }
+        self.followed.push(finished);
+    }
+}
