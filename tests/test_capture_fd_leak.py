@@ -14,7 +14,7 @@ CALLS = 10_000
 CYCLE = ("noisy", "failing", "noisy_async", "quiet")
 # The capture files: in memory on Linux, else unlinked temporary files.
 SPARE = re.compile(r"^/memfd:mcpline-capture \(deleted\)$")
-KEPT_AFTER_CALLS = 4
+KEPT_AFTER_CALLS = 4 + 16
 
 
 def open_fds(pid: int) -> dict[str, str]:
@@ -29,9 +29,10 @@ def open_fds(pid: int) -> dict[str, str]:
 
 
 def without_spare(fds: dict[str, str]) -> dict[str, str]:
-    """``fds`` without the capture files the cell keeps after calls: the files of the last four
-    calls, to reuse the newest and watch them all for late output. How many are kept after a
-    batch depends on how async calls happened to overlap the last plain one."""
+    """``fds`` without the capture files the cell keeps after calls, a bounded number: the files
+    of the last four calls (to reuse the newest and watch them for late output), and up to 16
+    files of calls that started a child (which may still write there). How many are kept
+    depends on how async calls happened to overlap the plain ones."""
     spares = [fd for fd, target in fds.items() if fd not in ("1", "2") and SPARE.match(target)]
     assert len(spares) <= KEPT_AFTER_CALLS, fds
     return {fd: target for fd, target in fds.items() if fd not in spares}

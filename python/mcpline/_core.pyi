@@ -14,12 +14,14 @@ __all__ = [
     "Server",
     "__version__",
     "is_valid_tool_name",
+    "note_spawn",
 ]
 
 __version__: str
 SUPPORTED_PROTOCOL_VERSIONS: list[str]
 
 def is_valid_tool_name(name: str) -> bool: ...
+def note_spawn() -> None: ...
 
 @final
 class Context:

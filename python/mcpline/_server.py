@@ -196,7 +196,9 @@ class Server:
             previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
-        from mcpline import _streams
+        from mcpline import _spawns, _streams
+
+        _spawns.report_spawns()  # children may write to their call's capture after it ended
 
         # Calls of async tools overlap: their prints are routed through their calls.
         _streams.ROUTE = self._runner is not None

@@ -49,7 +49,7 @@ mod transport;
 mod validate;
 
 pub use capture::{
-    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member,
+    Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member, note_spawn,
     set_capture_cap, settle, write_attributed, write_real_stderr,
 };
 pub use config::{

@@ -73,3 +73,10 @@ impl PyCaptureCell {
         Ok((text, captured.len()))
     }
 }
+
+/// Tells the capture cell that a child process was started (``mcpline._spawns`` calls it from
+/// an audit hook): the running captures' files are then never reused.
+#[pyfunction]
+pub(crate) fn note_spawn() {
+    mcpline_core::note_spawn();
+}

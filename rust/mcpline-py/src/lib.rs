@@ -20,7 +20,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule(gil_used = false)]
 mod _core {
     #[pymodule_export]
-    use crate::capture::PyCaptureCell;
+    use crate::capture::{PyCaptureCell, note_spawn};
     #[pymodule_export]
     use crate::context::PyContext;
     #[pymodule_export]

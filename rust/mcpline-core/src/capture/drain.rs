@@ -81,6 +81,7 @@ fn check() {
         file,
         holders,
         drained,
+        ..
     } = &mut cell.streams
     else {
         return;

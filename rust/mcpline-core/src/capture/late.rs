@@ -16,8 +16,11 @@
 //! - At most [`FOLLOWED`] files are followed; beyond that the oldest is let go, with a line
 //!   saying so.
 //!
-//! Late output is never passed off as another call's, with one exception that cannot be told
-//! apart: a child that inherited a file and stays silent until a later call reuses that file.
+//! A call that started a process (`fork`, and whatever the language runtime reports through
+//! [`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.posix_spawn` ...) never has its
+//! file reused or parked: the process may write there at any time. Its file is followed instead.
+//! So late output is never passed off as another call's, unless a process started without
+//! either (a C library's own `posix_spawn`) stays silent until a later call reuses the file.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -27,7 +30,7 @@ use std::sync::Arc;
 use super::{Captured, file_len};
 
 /// How many files with late writers are followed at most.
-pub(super) const FOLLOWED: usize = 32;
+pub(super) const FOLLOWED: usize = 16;
 /// How many files of the last calls are kept to be watched for late output (and the newest to
 /// be reused).
 const RECENT: usize = 4;
@@ -40,6 +43,10 @@ pub(super) struct Finished {
     pub(super) end: u64,
     /// The call it belonged to (`"name #id"`).
     pub(super) label: Arc<str>,
+    /// The call started a process, which may still hold the file: it is never reused.
+    pub(super) spawned: bool,
+    /// Late output arrived at least once.
+    pub(super) late_seen: bool,
 }
 
 impl Finished {
@@ -55,6 +62,7 @@ impl Finished {
         let late = Captured::whole(Arc::clone(&self.file), self.end, size);
         let _ = late.copy_labelled(&format!("[{}, late] ", self.label), err);
         self.end = if empty(&self.file).is_ok() { 0 } else { size };
+        self.late_seen = true;
         true
     }
 }
@@ -84,12 +92,13 @@ impl AfterCalls {
     }
 
     /// Keeps the file of a call that just ended. The oldest kept file beyond [`RECENT`] is let
-    /// go if nobody wrote to it since its call ended (else it is followed).
+    /// go if nobody wrote to it since its call ended and its call started no process (else it
+    /// is followed).
     pub(super) fn keep(&mut self, finished: Finished, err: &mut dyn Write) {
         self.recent.push_back(finished);
         if self.recent.len() > RECENT {
             if let Some(mut oldest) = self.recent.pop_front() {
-                if oldest.pass_on_late(err) {
+                if oldest.pass_on_late(err) || oldest.spawned {
                     self.follow(oldest, err);
                 }
             }
@@ -101,8 +110,10 @@ impl AfterCalls {
     /// passed on to `err`).
     pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<Arc<File>> {
         let newest = self.recent.back()?;
-        if Arc::strong_count(&newest.file) > 1 {
-            return None; // its call's output is still being read, on another thread
+        if newest.spawned || Arc::strong_count(&newest.file) > 1 {
+            // A process it started may write there yet; or its call's output is still being
+            // read, on another thread.
+            return None;
         }
         let mut newest = self.recent.pop_back()?;
         if newest.pass_on_late(err) {
@@ -140,13 +151,17 @@ impl AfterCalls {
 
     fn follow(&mut self, finished: Finished, err: &mut dyn Write) {
         if self.followed.len() >= FOLLOWED {
-            let oldest = self.followed.remove(0);
-            let _ = writeln!(
-                err,
-                "[mcpline] late output of {} is no longer followed (more than {FOLLOWED} calls \
-                 left writers behind)",
-                oldest.label
-            );
+            // The oldest quiet one goes first; a note only when one that did write goes.
+            let index = self.followed.iter().position(|f| !f.late_seen).unwrap_or(0);
+            let dropped = self.followed.remove(index);
+            if dropped.late_seen {
+                let _ = writeln!(
+                    err,
+                    "[mcpline] late output of {} is no longer followed (more than {FOLLOWED} \
+                     calls left writers behind)",
+                    dropped.label
+                );
+            }
         }
         self.followed.push(finished);
     }

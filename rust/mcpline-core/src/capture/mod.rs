@@ -128,6 +128,8 @@ enum Streams {
         holders: Holders,
         /// Bytes at the front of the file already copied to the log (see `drain`).
         drained: u64,
+        /// [`spawns`] when the capture began.
+        spawns: u64,
     },
     /// Still at the empty file of a finished capture, which the next capture takes over as it
     /// is (no `dup2`). Only while stdio is protected, and only until [`settle`].
@@ -176,6 +178,20 @@ static CELL: Mutex<Cell> = Mutex::new(Cell {
 static CAPTURING: AtomicBool = AtomicBool::new(false);
 static PARKED: AtomicBool = AtomicBool::new(false);
 static SHARED: AtomicBool = AtomicBool::new(false);
+/// Processes started as reported by the language runtime ([`note_spawn`]).
+static SPAWNS: AtomicU64 = AtomicU64::new(0);
+
+/// Tells the cell that the process started a child process (a language binding calls this for
+/// the ways its runtime starts one; `fork` is counted without it). The running captures' files
+/// are then never reused, since the child may hold them and write there after its call ends.
+pub fn note_spawn() {
+    SPAWNS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Children started so far, by any route the cell hears of.
+fn spawns() -> u64 {
+    SPAWNS.load(Ordering::Relaxed) + sys::forked_count()
+}
 /// The source of [`new_member`] ids.
 static MEMBERS: AtomicU64 = AtomicU64::new(1);
 
@@ -264,6 +280,8 @@ impl Cell {
                 file,
                 end: len,
                 label,
+                spawned: false,
+                late_seen: len > 0,
             },
             &mut LateLog::new(home_err(&self.streams)),
         );
@@ -501,9 +519,11 @@ impl Capture {
         if let Streams::Capturing {
             holders: Holders::Shared(overlap),
             drained,
+            spawns: before,
             ..
         } = &mut cell.streams
         {
+            let spawned = spawns() != *before;
             let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
@@ -516,6 +536,8 @@ impl Capture {
                         file: Arc::clone(&file),
                         end: at,
                         label: label.unwrap_or_else(|| Arc::from("")),
+                        spawned,
+                        late_seen: false,
                     },
                     &mut LateLog::new(home_err(&cell.streams)),
                 );
@@ -527,7 +549,12 @@ impl Capture {
             };
             return Ok(captured.after(drained));
         }
+        let spawned = match &cell.streams {
+            Streams::Capturing { spawns: before, .. } => spawns() != *before,
+            _ => false,
+        };
         let parks = cell.protect.is_some()
+            && !spawned
             && matches!(cell.streams, Streams::Capturing { .. })
             && file_len(&file).is_ok_and(|len| len == 0)
             && still_on(&file, cell.newest);
@@ -554,6 +581,8 @@ impl Capture {
                 file: Arc::clone(&file),
                 end: len,
                 label,
+                spawned,
+                late_seen: false,
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
@@ -578,6 +607,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
                 file: Arc::clone(&file),
                 holders,
                 drained: 0,
+                spawns: spawns(),
             });
             return Ok(Capture {
                 file: Some(file),
@@ -616,6 +646,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         file: Arc::clone(&file),
         holders,
         drained: 0,
+        spawns: spawns(),
     });
     Ok(Capture {
         file: Some(file),

@@ -52,21 +52,40 @@ pub(crate) fn flush_c_stdio() {
 /// How many forks this process is removed from the one that first called [`fork_count`]: each
 /// fork adds one in the child (a `pthread_atfork` handler), never in the parent.
 static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// How many times this process forked (in the parent) since [`fork_count`] was first called.
+static FORKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 extern "C" fn count_fork_in_child() {
     FORKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
+extern "C" fn count_fork_in_parent() {
+    FORKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn watch_forks() {
+    static WATCH: std::sync::Once = std::sync::Once::new();
+    WATCH.call_once(|| {
+        // SAFETY: registers a parent-side and a child-side handler that only increment an atomic
+        // (async-signal safe, as a handler run after fork must be); the prepare handler is none.
+        unsafe {
+            libc::pthread_atfork(None, Some(count_fork_in_parent), Some(count_fork_in_child));
+        }
+    });
+}
+
 /// The fork count (see [`FORKS`]): a value that differs after a call from before it means the
 /// code now running is a child forked during that call. No system call (unlike `getpid`).
 pub(crate) fn fork_count() -> u64 {
-    static WATCH: std::sync::Once = std::sync::Once::new();
-    WATCH.call_once(|| {
-        // SAFETY: registers a child-side handler that only increments an atomic (async-signal
-        // safe, as a handler run after fork must be); the prepare and parent handlers are none.
-        unsafe { libc::pthread_atfork(None, None, Some(count_fork_in_child)) };
-    });
+    watch_forks();
     FORKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// How many times this process has called `fork` (see [`FORKED`]). `vfork` and `posix_spawn`
+/// run no fork handlers: language runtimes report those themselves (`capture::note_spawn`).
+pub(crate) fn forked_count() -> u64 {
+    watch_forks();
+    FORKED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Ends this process at once with `code`, running no exit handlers and flushing nothing: for a

@@ -455,6 +455,11 @@ pub(crate) fn flush_c_stdio() {
     }
 }
 
+/// Windows processes do not fork (children are reported through `capture::note_spawn`).
+pub(crate) const fn forked_count() -> u64 {
+    0
+}
+
 /// Not implemented on Windows: drained bytes keep their room in the capture file.
 pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())

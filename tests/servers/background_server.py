@@ -1,0 +1,53 @@
+"""A server whose tools leave a child process behind that writes after its call ended.
+
+``start_quietly(tag)`` starts the child and prints nothing; ``start_loudly(tag)`` prints a line
+first. The child writes "late from TAG" to stdout after 0.3 s and "later from TAG" to stderr
+after 0.6 s. ``noisy(tag)`` prints a line (``output="result"``); ``quiet()`` prints nothing.
+"""
+
+import subprocess
+import sys
+
+from mcpline import Server
+
+CHILD = (
+    "import sys, time\n"
+    "time.sleep(0.3)\n"
+    "print('late from', sys.argv[1], flush=True)\n"
+    "time.sleep(0.3)\n"
+    "print('later from', sys.argv[1], file=sys.stderr, flush=True)\n"
+)
+
+server = Server("background", version="1.0.0", output="result")
+
+
+@server.tool
+def start_quietly(tag: str) -> str:
+    """Leave a child behind; print nothing."""
+    subprocess.Popen([sys.executable, "-c", CHILD, tag])
+    return "started"
+
+
+@server.tool
+def start_loudly(tag: str) -> str:
+    """Print a line, then leave a child behind."""
+    print(f"starting {tag}")
+    subprocess.Popen([sys.executable, "-c", CHILD, tag])
+    return "started"
+
+
+@server.tool
+def noisy(tag: str) -> str:
+    """Print a line."""
+    print(f"noisy {tag}")
+    return tag
+
+
+@server.tool
+def quiet() -> str:
+    """Print nothing."""
+    return "ok"
+
+
+if __name__ == "__main__":
+    server.run()

@@ -1,0 +1,41 @@
+"""Output a call's child writes after the call ended (a daemon, a pool worker) is never lost
+and never passed off as a later call's: it reaches the log labelled as late output of the call
+that started the child."""
+
+import json
+import time
+
+import pytest
+from conftest import SERVERS_DIR, call_frame
+
+SERVER = SERVERS_DIR / "background_server.py"
+
+
+@pytest.mark.parametrize("starter", ["start_quietly", "start_loudly"])
+def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn, starter):
+    server = spawn(SERVER)
+    server.initialize()
+    # Calls queued right behind the one that starts the child (a quiet call's file would be
+    # taken over by the next call), then more calls while the child writes.
+    burst = [call_frame("start", starter, {"tag": "A"})]
+    burst += [call_frame(f"q{n}", "quiet", {}) for n in range(3)]
+    burst += [call_frame(f"n{n}", "noisy", {"tag": str(n)}) for n in range(3)]
+    server.send_bytes(b"".join(burst))
+    results = [server.recv(10) for _ in burst]
+    deadline = time.monotonic() + 1.2
+    n = 0
+    while time.monotonic() < deadline:
+        name, arguments = ("noisy", {"tag": f"later{n}"}) if n % 2 else ("quiet", {})
+        results.append(server.call(name, arguments))
+        n += 1
+        time.sleep(0.05)
+    server.close_stdin()
+    assert server.wait(10) == 0
+
+    for result in results:
+        text = json.dumps(result)
+        assert "late from" not in text and "later from" not in text, text
+    log = server.stderr_text()
+    label = f'[{starter} #"start", late] '
+    assert f"{label}late from A\n" in log, log
+    assert f"{label}later from A\n" in log, log
