@@ -45,22 +45,21 @@
 //! to fd 1 or 2 made between captures (by a background thread) is undone when the next capture
 //! ends, as a change made during a capture always is.
 //!
-//! And an empty capture that ends while stdio is protected parks: fds 1 and 2 stay on its empty
-//! file and the next `begin` takes it over, so quiet calls run back to back cost two `lseek` each
-//! (one at each end), two `fstat` and no `dup2` at all. The `fstat`s check that fds 1 and 2
-//! still reach the capture file: a tool that pointed them at its own log or closed them gets
-//! them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for work,
-//! which points them home (the `dup2` pair the finish saved), so nothing written between calls
-//! waits in a parked file. The cell keeps this state explicitly (`Streams`: idle, capturing,
-//! parked); callers only see `begin`, `finish` and `settle`.
+//! And an empty capture that ends while stdio is protected parks (unless its call started a
+//! process, see `late`): fds 1 and 2 stay on its empty file and the next `begin` takes it
+//! over, so quiet calls run back to back cost two `lseek` each (one at each end), two `fstat`
+//! and no `dup2` at all. The `fstat`s check that fds 1 and 2 still reach the capture file: a
+//! tool that pointed them at its own log or closed them gets them restored instead, so the next
+//! call's output never follows them there. The server calls [`settle`] before it waits for
+//! work, which points them home (the `dup2` pair the finish saved), so nothing written between
+//! calls waits in a parked file. The cell keeps this state explicitly (`Streams`: idle,
+//! capturing, parked); callers only see `begin`, `finish` and `settle`.
 //!
-//! The capture file is reused while it stays empty: `finish` keeps a file that nobody wrote to as
-//! a spare (an empty file nobody wrote to is as good as a fresh one), and the next `begin` takes
-//! it after checking it is still empty (a background child of an earlier tool that is still
-//! writing makes it non-empty; it is then discarded). A capture that received bytes hands its
-//! file to the [`Captured`] and the next `begin` creates a fresh one. So one descriptor (the
-//! spare) stays open between captures. Caveat: a background child that inherited fds 1/2 during
-//! an empty capture and writes only during a later one is attributed to that later capture.
+//! A finished capture's file is kept: the next `begin` reuses it (emptied) when nobody wrote to
+//! it since its call ended, nobody still reads it and its call started no process; what a
+//! lingering child writes there later is passed on as that call's late output (see `late`).
+//! Calls that run at the same time share the active capture (see `overlap`), and the capture
+//! cap bounds its size while it runs (see `drain`).
 //!
 //! # Caveats
 //!
