@@ -184,3 +184,18 @@ def test_a_capture_past_its_cap_moves_its_front_to_the_log_while_the_call_runs(s
     numbered = [line for line in copied if line.startswith("line ")]
     assert numbered == [f"line {n:08d}" for n in range(total)], (len(numbered), copied[:3])
     assert any("passed its cap of 65536 bytes" in line for line in copied), copied[:5]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="captures are in memory on Linux")
+def test_captures_need_no_temporary_directory(spawn, tmp_path):
+    # A full or missing $TMPDIR cannot make a tool fail or lose its output: nothing goes there.
+    env = dict(os.environ, TMPDIR=str(tmp_path / "missing"))
+    server = spawn(FLOOD_SERVER, env=env)
+    server.initialize()
+    response = server.request("tools/call", {"name": "flood_lines", "arguments": {"count": 3}})
+    result = response["result"]
+    assert result["content"][0]["text"] == "done"
+    assert result["content"][1]["text"].endswith("1\n2\n3\n"), result
+    server.close_stdin()
+    assert server.wait(10) == 0
+    assert "uncaptured" not in server.stderr_text()

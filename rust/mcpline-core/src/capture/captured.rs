@@ -183,8 +183,10 @@ impl Captured {
         let Some(file) = &self.file else {
             return Ok(());
         };
-        let mut out = BufWriter::with_capacity(CHUNK, out);
-        let mut buf = vec![0; CHUNK];
+        // Buffers no larger than the capture: a few lines cost no 64 KiB to allocate and zero.
+        let size = usize::try_from(self.len()).map_or(CHUNK, |len| len.clamp(1, CHUNK));
+        let mut out = BufWriter::with_capacity(size + 256, out);
+        let mut buf = vec![0; size];
         let mut at_line_start = true;
         let mut previous: Option<&str> = None;
         for piece in &self.pieces {
@@ -200,8 +202,7 @@ impl Captured {
             previous = Some(label);
             let mut offset = piece.start;
             while offset < piece.end {
-                let want =
-                    usize::try_from(piece.end - offset).map_or(CHUNK, |left| left.min(CHUNK));
+                let want = usize::try_from(piece.end - offset).map_or(size, |left| left.min(size));
                 let read = read_at(file, &mut buf[..want], offset)?;
                 if read == 0 {
                     break; // the file shrank: nothing more to copy
