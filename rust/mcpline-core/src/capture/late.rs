@@ -24,7 +24,9 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io::{self, Write};
+#[cfg(windows)]
+use std::io::{Seek, SeekFrom};
 use std::sync::Arc;
 
 use super::{Captured, file_len};
@@ -69,9 +71,15 @@ impl Finished {
 
 /// Empties a capture file for its next use: size 0, and the shared position at the start
 /// (writers that do not append, on Windows, go on from there).
-pub(super) fn empty(mut file: &File) -> io::Result<()> {
+pub(super) fn empty(file: &File) -> io::Result<()> {
     file.set_len(0)?;
-    file.seek(SeekFrom::Start(0)).map(drop)
+    // Unix writers append (the file is opened so): their position needs no reset.
+    #[cfg(windows)]
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(0))?;
+    }
+    Ok(())
 }
 
 /// The files of finished calls the cell keeps: the last few, and those being followed.

@@ -45,10 +45,11 @@
 //! to fd 1 or 2 made between captures (by a background thread) is undone when the next capture
 //! ends, as a change made during a capture always is.
 //!
-//! And an empty capture that ends while stdio is protected parks (unless its call started a
-//! process, see `late`): fds 1 and 2 stay on its empty file and the next `begin` takes it
-//! over, so quiet calls run back to back cost two `lseek` each (one at each end), two `fstat`
-//! and no `dup2` at all. The `fstat`s check that fds 1 and 2 still reach the capture file: a
+//! And a capture that ends while stdio is protected parks (unless its call started a process,
+//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over (emptied, once
+//! its bytes were read and if nothing was written since), so calls run back to back cost two
+//! `lseek` each (one at each end; a call that printed adds an `ftruncate`), two `fstat` and no
+//! `dup2` at all. The `fstat`s check that fds 1 and 2 still reach the capture file: a
 //! tool that pointed them at its own log or closed them gets them restored instead, so the next
 //! call's output never follows them there. The server calls [`settle`] before it waits for
 //! work, which points them home (the `dup2` pair the finish saved), so nothing written between
@@ -111,7 +112,8 @@ const END_CAPTURE: &str = "restore fds 1 and 2 after a capture";
 #[derive(Debug)]
 struct Home {
     out: sys::SavedFd,
-    err: sys::SavedFd,
+    /// Shared with writers of the log ([`real_stderr`]), which may outlive this `Home`.
+    err: Arc<sys::SavedFd>,
 }
 
 /// Where fds 1 and 2 point, as far as captures are concerned.
@@ -130,9 +132,14 @@ enum Streams {
         /// [`spawns`] when the capture began.
         spawns: u64,
     },
-    /// Still at the empty file of a finished capture, which the next capture takes over as it
-    /// is (no `dup2`). Only while stdio is protected, and only until [`settle`].
-    Parked { home: Home, file: Arc<File> },
+    /// Still at the file of a finished capture, which the next capture takes over (emptied, no
+    /// `dup2`). Only while stdio is protected, and only until [`settle`]. `end`: its size when
+    /// its call ended (what is beyond was written between calls).
+    Parked {
+        home: Home,
+        file: Arc<File>,
+        end: u64,
+    },
 }
 
 /// Who the active capture belongs to.
@@ -149,10 +156,10 @@ enum Holders {
 /// Transitions (all under the lock):
 ///
 /// ```text
-///            begin                      finish (empty, protected)
+///            begin                      finish (protected)
 ///   Idle ─────────────▶ Capturing ─────────────────────────────▶ Parked
 ///    ▲   ◀───────────── │  ▲                                      │ │
-///    │  finish (else),  │  └──────── begin (file still empty) ────┘ │
+///    │  finish (else),  │  └──── begin (nothing written since) ───┘ │
 ///    │  Drop            │                                           │
 ///    └──────────── settle, begin (file written to), end of protection
 /// ```
@@ -230,12 +237,12 @@ impl Cell {
     /// Tells the fatal-signal handler where the running capture and the real stderr are now.
     fn publish(&self) {
         let (capture, home) = match &self.streams {
-            Streams::Capturing { home, file, .. } | Streams::Parked { home, file } => {
+            Streams::Capturing { home, file, .. } | Streams::Parked { home, file, .. } => {
                 (Some(&**file), Some(home))
             }
             Streams::Idle { kept } => (None, kept.as_ref()),
         };
-        sys::publish_for_fatal(capture, home.map(|h| &h.err));
+        sys::publish_for_fatal(capture, home.map(|h| &*h.err));
     }
 
     fn take_streams(&mut self) -> Streams {
@@ -262,15 +269,16 @@ impl Cell {
         if !matches!(self.streams, Streams::Parked { .. }) {
             return Ok(());
         }
-        let Streams::Parked { home, file } = self.take_streams() else {
+        let Streams::Parked { home, file, end } = self.take_streams() else {
             unreachable!("matched as parked above");
         };
         let restored = go_home(&home);
         self.set_streams(Streams::Idle { kept: Some(home) });
-        // Written while parked, between calls: by a thread or a child, no call's own.
-        let len = file_len(&file).unwrap_or(0);
-        if len > 0 {
-            let stray = Captured::whole(Arc::clone(&file), 0, len);
+        // Written while parked, between calls: by a thread, no call's own (a call that started
+        // a process never parks).
+        let len = file_len(&file).unwrap_or(end);
+        if len > end {
+            let stray = Captured::whole(Arc::clone(&file), end, len);
             let _ = stray.copy_labelled("[background] ", &mut io::stderr().lock());
         }
         let label = Arc::from("background");
@@ -280,7 +288,7 @@ impl Cell {
                 end: len,
                 label,
                 spawned: false,
-                late_seen: len > 0,
+                late_seen: len > end,
             },
             &mut LateLog::new(home_err(&self.streams)),
         );
@@ -362,7 +370,7 @@ fn home_err(streams: &Streams) -> Option<&sys::SavedFd> {
     match streams {
         Streams::Capturing { home, .. }
         | Streams::Parked { home, .. }
-        | Streams::Idle { kept: Some(home) } => Some(&home.err),
+        | Streams::Idle { kept: Some(home) } => Some(&*home.err),
         Streams::Idle { kept: None } => None,
     }
 }
@@ -555,14 +563,21 @@ impl Capture {
         let parks = cell.protect.is_some()
             && !spawned
             && matches!(cell.streams, Streams::Capturing { .. })
-            && file_len(&file).is_ok_and(|len| len == 0)
             && still_on(&file, cell.newest);
         if parks {
-            let Streams::Capturing { home, .. } = cell.take_streams() else {
+            let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+            let Streams::Capturing { home, drained, .. } = cell.take_streams() else {
                 unreachable!("matched as capturing above");
             };
-            cell.set_streams(Streams::Parked { home, file });
-            return Ok(Captured::EMPTY);
+            cell.set_streams(Streams::Parked {
+                home,
+                file: Arc::clone(&file),
+                end: len,
+            });
+            if len == 0 {
+                return Ok(Captured::EMPTY);
+            }
+            return Ok(Captured::whole(file, 0, len).after(drained));
         }
         let (drained, label) = match &cell.streams {
             Streams::Capturing {
@@ -595,10 +610,13 @@ impl Capture {
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
     let holders = Holders::Sole { member, label };
-    // fds 1 and 2 still point at the last capture's empty file: take it over as it is.
-    if let Streams::Parked { file, .. } = &cell.streams {
-        if file_len(file).is_ok_and(|len| len == 0) {
-            let Streams::Parked { home, file } = cell.take_streams() else {
+    // fds 1 and 2 still point at the last capture's file: take it over, emptied, if nothing
+    // was written since its call ended and its bytes are no longer being read.
+    if let Streams::Parked { file, end, .. } = &cell.streams {
+        let unchanged = file_len(file).is_ok_and(|len| len == *end);
+        let free = *end == 0 || Arc::strong_count(file) == 1;
+        if unchanged && free && (*end == 0 || late::empty(file).is_ok()) {
+            let Streams::Parked { home, file, .. } = cell.take_streams() else {
                 unreachable!("matched as parked above");
             };
             cell.set_streams(Streams::Capturing {
@@ -621,7 +639,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         Streams::Idle { kept: Some(home) } => home,
         _ => Home {
             out: save(STDOUT, BEGIN)?,
-            err: save(STDERR, BEGIN)?,
+            err: Arc::new(save(STDERR, BEGIN)?),
         },
     };
     let file = capture_file(&mut cell.after, &mut cell.newest, &home)?;
@@ -826,22 +844,36 @@ pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
     }
 }
 
-/// A private handle of the process's real stderr (see [`write_real_stderr`]), or `None` when
-/// fd 2 is closed: where the labelled copy of a call's output goes, which must not land in
-/// the capture of calls still running.
+/// The process's real stderr (see [`write_real_stderr`]), or `None` when fd 2 is closed:
+/// where the labelled copy of a call's output goes, which must not land in the capture of calls
+/// still running. While fds 1 and 2 may point elsewhere it is the cell's saved copy, shared
+/// (no system call); otherwise a copy of fd 2.
 ///
 /// # Errors
 ///
 /// Copying the descriptor failed.
-pub(crate) fn real_stderr() -> io::Result<Option<File>> {
+pub(crate) fn real_stderr() -> io::Result<Option<RealStderr>> {
     let cell = cell();
-    match &cell.streams {
+    Ok(match &cell.streams {
         Streams::Capturing { home, .. }
         | Streams::Parked { home, .. }
-        | Streams::Idle { kept: Some(home) } => sys::private_file(&home.err).map(Some),
+        | Streams::Idle { kept: Some(home) } => Some(RealStderr(Arc::clone(&home.err))),
         // fd 2 is home: a copy of it is the real stderr.
-        Streams::Idle { kept: None } => sys::try_save(STDERR, false)?
-            .map(|saved| sys::private_file(&saved))
-            .transpose(),
+        Streams::Idle { kept: None } => {
+            sys::try_save(STDERR, false)?.map(|saved| RealStderr(Arc::new(saved)))
+        }
+    })
+}
+
+/// A writer on the real stderr (see [`real_stderr`]).
+pub(crate) struct RealStderr(Arc<sys::SavedFd>);
+
+impl Write for RealStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        sys::write_fd(self.0.raw(), buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

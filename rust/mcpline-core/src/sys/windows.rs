@@ -491,6 +491,13 @@ pub(crate) struct SavedFd {
     std_handle: Option<isize>,
 }
 
+impl SavedFd {
+    /// The CRT descriptor number.
+    pub(crate) const fn raw(&self) -> c_int {
+        self.fd
+    }
+}
+
 impl Drop for SavedFd {
     fn drop(&mut self) {
         if let Ok(session) = Session::open() {

@@ -1,5 +1,5 @@
-//! While stdio is protected, an empty capture leaves fds 1 and 2 parked on its file for the next
-//! capture (no `dup2` between quiet calls). Parking never changes what a capture holds: bytes
+//! While stdio is protected, a finished capture leaves fds 1 and 2 parked on its file for the
+//! next capture (no `dup2` between calls). Parking never changes what a capture holds: bytes
 //! written while parked belong to no capture and reach the real stderr; `settle`, or ending the
 //! protection, points the descriptors back. Parking is the cell's own decision: it is observed
 //! here through what fd 1 points at.
@@ -21,7 +21,7 @@ fn parked_descriptors_never_change_what_a_capture_holds() {
         stdout.contains("AFTER-PROTECTION\n"),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    for captured in ["LOUD-1", "LOUD-2"] {
+    for captured in ["LOUD-1", "LOUD-2", "LOUD-3", "LOUD-4", "HELD"] {
         assert!(!stderr.contains(captured), "{captured} leaked: {stderr}");
     }
     assert!(stderr.contains("PARKING-DONE"), "{stderr}");
@@ -58,13 +58,7 @@ fn loud(text: &str) -> Vec<u8> {
     let during = fd1();
     out(text);
     let captured = capture.finish().expect("finish");
-    if during.is_some() {
-        assert_ne!(
-            fd1(),
-            during,
-            "a capture that holds bytes is finished, not parked"
-        );
-    }
+    assert_eq!(fd1(), during, "a capture that holds bytes parks too");
     captured.read_all().expect("read")
 }
 
@@ -84,6 +78,16 @@ fn child() {
     assert_eq!(fd1(), parked, "the next capture takes the parked file over");
     assert!(capture.finish().expect("park again").is_empty());
     assert_eq!(loud("LOUD-1\n"), b"LOUD-1\n");
+    // The next capture takes the parked file over emptied: it holds only its own bytes.
+    assert_eq!(loud("LOUD-3\n"), b"LOUD-3\n");
+
+    // A result still being read keeps its bytes: the next capture gets a file of its own.
+    let capture = Capture::begin().expect("begin");
+    out("HELD\n");
+    let held = capture.finish().expect("finish");
+    assert_eq!(loud("LOUD-4\n"), b"LOUD-4\n");
+    assert_eq!(held.read_all().expect("read held"), b"HELD\n");
+    drop(held);
 
     // Bytes written while parked go to the real stderr, not into the next capture.
     quiet_then_park();
