@@ -127,18 +127,23 @@ enum Streams {
         home: Home,
         file: Arc<File>,
         holders: Holders,
-        /// Bytes at the front of the file already copied to the log (see `drain`).
+        /// Where this capture's bytes begin: a file taken over from a parked capture still
+        /// holds earlier calls' bytes before this offset.
+        start: u64,
+        /// Bytes at the front of the file that are not (or no longer) the capture's: up to
+        /// `start`, then up to what the cap copied to the log (see `drain`).
         drained: u64,
         /// [`spawns`] when the capture began.
         spawns: u64,
     },
-    /// Still at the file of a finished capture, which the next capture takes over (emptied, no
-    /// `dup2`). Only while stdio is protected, and only until [`settle`]. `end`: its size when
-    /// its call ended (what is beyond was written between calls).
+    /// Still at the file of a finished capture, which the next capture takes over (no `dup2`).
+    /// Only while stdio is protected, and only until [`settle`]. `end`: its size when its call
+    /// ended (what is beyond was written between calls); `spawns`: [`spawns`] then.
     Parked {
         home: Home,
         file: Arc<File>,
         end: u64,
+        spawns: u64,
     },
 }
 
@@ -237,9 +242,18 @@ impl Cell {
     /// Tells the fatal-signal handler where the running capture and the real stderr are now.
     fn publish(&self) {
         let (capture, home) = match &self.streams {
-            Streams::Capturing { home, file, .. } | Streams::Parked { home, file, .. } => {
-                (Some(&**file), Some(home))
+            Streams::Capturing {
+                home,
+                file,
+                drained: start,
+                ..
             }
+            | Streams::Parked {
+                home,
+                file,
+                end: start,
+                ..
+            } => (Some((&**file, *start)), Some(home)),
             Streams::Idle { kept } => (None, kept.as_ref()),
         };
         sys::publish_for_fatal(capture, home.map(|h| &*h.err));
@@ -269,7 +283,10 @@ impl Cell {
         if !matches!(self.streams, Streams::Parked { .. }) {
             return Ok(());
         }
-        let Streams::Parked { home, file, end } = self.take_streams() else {
+        let Streams::Parked {
+            home, file, end, ..
+        } = self.take_streams()
+        else {
             unreachable!("matched as parked above");
         };
         let restored = go_home(&home);
@@ -474,7 +491,13 @@ impl Capture {
         sys::flush_c_stdio();
         let mut cell = cell();
         let joined = {
-            let Streams::Capturing { file, holders, .. } = &mut cell.streams else {
+            let Streams::Capturing {
+                file,
+                holders,
+                start: first_start,
+                ..
+            } = &mut cell.streams
+            else {
                 return start(&mut cell, member, label);
             };
             let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -484,7 +507,11 @@ impl Capture {
                     label: first_label,
                 } => {
                     let first = (*first, Arc::clone(first_label));
-                    *holders = Holders::Shared(Box::new(Overlap::new(first, (member, label), at)));
+                    *holders = Holders::Shared(Box::new(Overlap::new(
+                        (first, *first_start),
+                        (member, label),
+                        at,
+                    )));
                 }
                 Holders::Shared(overlap) => overlap.join(member, label, at),
             }
@@ -556,9 +583,13 @@ impl Capture {
             };
             return Ok(captured.after(drained));
         }
-        let spawned = match &cell.streams {
-            Streams::Capturing { spawns: before, .. } => spawns() != *before,
-            _ => false,
+        let (spawned, start) = match &cell.streams {
+            Streams::Capturing {
+                spawns: before,
+                start,
+                ..
+            } => (spawns() != *before, *start),
+            _ => (false, 0),
         };
         let parks = cell.protect.is_some()
             && !spawned
@@ -573,11 +604,12 @@ impl Capture {
                 home,
                 file: Arc::clone(&file),
                 end: len,
+                spawns: spawns(),
             });
-            if len == 0 {
+            if len == start {
                 return Ok(Captured::EMPTY);
             }
-            return Ok(Captured::whole(file, 0, len).after(drained));
+            return Ok(Captured::whole(file, start, len).after(drained));
         }
         let (drained, label) = match &cell.streams {
             Streams::Capturing {
@@ -585,7 +617,7 @@ impl Capture {
                 holders: Holders::Sole { label, .. },
                 ..
             } => (*drained, Arc::clone(label)),
-            _ => (0, Arc::from("")),
+            _ => (start, Arc::from("")),
         };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -600,37 +632,36 @@ impl Capture {
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
-        if len == 0 {
+        if len == start {
             return Ok(Captured::EMPTY);
         }
-        Ok(Captured::whole(file, 0, len).after(drained))
+        Ok(Captured::whole(file, start, len).after(drained))
     }
 }
+
+/// A parked file is taken over as it is (the next capture's bytes follow the last one's) until
+/// it holds this much; then it is emptied first, once nothing reads its bytes any more.
+const EMPTY_PARKED_AT: u64 = 256 * 1024;
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
     let holders = Holders::Sole { member, label };
-    // fds 1 and 2 still point at the last capture's file: take it over, emptied, if nothing
-    // was written since its call ended and its bytes are no longer being read.
-    if let Streams::Parked { file, end, .. } = &cell.streams {
-        let unchanged = file_len(file).is_ok_and(|len| len == *end);
-        let free = *end == 0 || Arc::strong_count(file) == 1;
-        if unchanged && free && (*end == 0 || late::empty(file).is_ok()) {
-            let Streams::Parked { home, file, .. } = cell.take_streams() else {
-                unreachable!("matched as parked above");
-            };
-            cell.set_streams(Streams::Capturing {
-                home,
-                file: Arc::clone(&file),
-                holders,
-                drained: 0,
-                spawns: spawns(),
-            });
-            return Ok(Capture {
-                file: Some(file),
-                member,
-            });
-        }
+    if let Some(start) = take_over_parked(cell) {
+        let Streams::Parked { home, file, .. } = cell.take_streams() else {
+            unreachable!("take_over_parked checked it is parked");
+        };
+        cell.set_streams(Streams::Capturing {
+            home,
+            file: Arc::clone(&file),
+            holders,
+            start,
+            drained: start,
+            spawns: spawns(),
+        });
+        return Ok(Capture {
+            file: Some(file),
+            member,
+        });
     }
     // Written to since it was parked: unpark, passing those bytes on.
     cell.unpark()?;
@@ -662,6 +693,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         home,
         file: Arc::clone(&file),
         holders,
+        start: 0,
         drained: 0,
         spawns: spawns(),
     });
@@ -669,6 +701,38 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         file: Some(file),
         member,
     })
+}
+
+/// Whether fds 1 and 2 are parked on a file the next capture can take over, and the offset its
+/// bytes would start at. Not when a process was started since the file was parked (it may
+/// write there later). Bytes written since the last call ended belong to no call: they go to
+/// the real stderr first. A file grown past [`EMPTY_PARKED_AT`] is emptied, unless a result
+/// still reads it (then it is not taken over).
+fn take_over_parked(cell: &Cell) -> Option<u64> {
+    let Streams::Parked {
+        home,
+        file,
+        end,
+        spawns: parked_spawns,
+    } = &cell.streams
+    else {
+        return None;
+    };
+    if spawns() != *parked_spawns {
+        return None;
+    }
+    let len = file_len(file).ok()?;
+    if len < *end {
+        return None; // emptied behind the cell's back
+    }
+    if len > *end {
+        let stray = Captured::whole(Arc::clone(file), *end, len);
+        let _ = stray.copy_labelled("[background] ", &mut RealStderr(Arc::clone(&home.err)));
+    }
+    if len < EMPTY_PARKED_AT {
+        return Some(len);
+    }
+    (Arc::strong_count(file) == 1 && late::empty(file).is_ok()).then_some(0)
 }
 
 impl Drop for Capture {

@@ -33,19 +33,23 @@ const LABEL: &[u8] = b"[call still running at exit] ";
 
 /// A descriptor that reads the active capture file, or -1.
 static CAPTURE: AtomicI32 = AtomicI32::new(-1);
-/// Where the bytes of the active capture begin (what the capture cap moved to the log earlier
-/// is a hole of zeros now).
+/// Where the bytes of the active capture begin (before: earlier calls' bytes, or what the
+/// capture cap moved to the log, a hole of zeros now).
 static START: AtomicI64 = AtomicI64::new(0);
 /// A descriptor of the real stderr while fd 2 may point elsewhere, or -1 (fd 2 is the real one).
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);
 /// The handlers installed before ours, in the order of [`FATAL`].
 static PREVIOUS: OnceLock<[libc::sigaction; FATAL.len()]> = OnceLock::new();
 
-/// Tells the handler where the running capture and the real stderr are (`None`: no capture / fd
-/// 2 is the real stderr). The descriptors must stay open until published again.
-pub(crate) fn publish_for_fatal(capture: Option<&File>, real_stderr: Option<&SavedFd>) {
-    START.store(0, Ordering::Release);
-    CAPTURE.store(capture.map_or(-1, AsRawFd::as_raw_fd), Ordering::Release);
+/// Tells the handler where the running capture (its file, and where its bytes begin) and the
+/// real stderr are (`None`: no capture / fd 2 is the real stderr). The descriptors must stay
+/// open until published again.
+pub(crate) fn publish_for_fatal(capture: Option<(&File, u64)>, real_stderr: Option<&SavedFd>) {
+    publish_capture_start(capture.map_or(0, |(_, start)| start));
+    CAPTURE.store(
+        capture.map_or(-1, |(file, _)| file.as_raw_fd()),
+        Ordering::Release,
+    );
     REAL_STDERR.store(real_stderr.map_or(-1, SavedFd::raw), Ordering::Release);
 }
 

@@ -60,7 +60,7 @@ pub(crate) const fn publish_capture_start(_start: u64) {}
 /// See `catch_fatal_signals`.
 #[cfg(not(unix))]
 pub(crate) const fn publish_for_fatal(
-    _capture: Option<&std::fs::File>,
+    _capture: Option<(&std::fs::File, u64)>,
     _real_stderr: Option<&SavedFd>,
 ) {
 }

@@ -78,16 +78,43 @@ fn child() {
     assert_eq!(fd1(), parked, "the next capture takes the parked file over");
     assert!(capture.finish().expect("park again").is_empty());
     assert_eq!(loud("LOUD-1\n"), b"LOUD-1\n");
-    // The next capture takes the parked file over emptied: it holds only its own bytes.
+    // The next capture takes the parked file over: it holds only its own bytes.
     assert_eq!(loud("LOUD-3\n"), b"LOUD-3\n");
 
-    // A result still being read keeps its bytes: the next capture gets a file of its own.
+    // A result still being read keeps its bytes while the next capture goes on.
     let capture = Capture::begin().expect("begin");
     out("HELD\n");
     let held = capture.finish().expect("finish");
     assert_eq!(loud("LOUD-4\n"), b"LOUD-4\n");
     assert_eq!(held.read_all().expect("read held"), b"HELD\n");
     drop(held);
+
+    // A parked file that grew large is emptied before it is taken over, once nothing reads it;
+    // while a result still does, the next capture gets a file of its own.
+    let big = "B".repeat(1023) + "\n";
+    let capture = Capture::begin().expect("begin");
+    let large = fd1();
+    for _ in 0..300 {
+        out(&big);
+    }
+    let held = capture.finish().expect("finish");
+    assert_eq!(loud("SMALL-1\n"), b"SMALL-1\n");
+    if large.is_some() {
+        assert_ne!(fd1(), large, "a file still read is not emptied");
+    }
+    assert_eq!(held.read_all().expect("read held").len(), 300 * 1024);
+    drop(held);
+    let capture = Capture::begin().expect("begin");
+    let before = fd1();
+    for _ in 0..300 {
+        out(&big);
+    }
+    assert_eq!(capture.finish().expect("finish").len(), 300 * 1024);
+    assert_eq!(loud("SMALL-2\n"), b"SMALL-2\n");
+    if let (Some(_), Some(file)) = (before, std::fs::metadata("/dev/fd/1").ok()) {
+        assert_eq!(fd1(), before, "an unread file is emptied and taken over");
+        assert!(file.len() < 1024, "emptied: {} bytes", file.len());
+    }
 
     // Bytes written while parked go to the real stderr, not into the next capture.
     quiet_then_park();
