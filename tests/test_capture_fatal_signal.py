@@ -19,7 +19,8 @@ def crash(spawn, how, *server_args):
     server = spawn(CRASH, *server_args)
     server.initialize()
     assert server.call("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
-    server.send_bytes(call_frame("boom", "crash", {"how": how}))
+    # Queued together, the two calls run back to back in the same capture file.
+    server.send_bytes(call_frame(101, "chatter", {}) + call_frame("boom", "crash", {"how": how}))
     code = server.wait(15)
     return code, server.stderr_text(), server
 
@@ -33,6 +34,8 @@ def test_what_a_call_printed_reaches_stderr_when_it_kills_the_process(spawn, how
     assert f"fatal signal {int(signum)} while a tool call ran" in log, log
     assert f"{LABEL}printed before the crash\n" in log, log
     assert f"{LABEL}written to fd 2 before the crash\n" in log, log
+    # Only the running call's output: an earlier call's, answered already, is not repeated.
+    assert f"{LABEL}an earlier call printed this" not in log, log
     # Nothing but protocol frames on stdout, and no answer for the call that died.
     assert all(b'"boom"' not in line for line in server.stdout_lines)
 

@@ -30,6 +30,13 @@ def crash(how: str) -> str:
 
 
 @server.tool
+def chatter() -> str:
+    """Print a line and return."""
+    print("an earlier call printed this")
+    return "done"
+
+
+@server.tool
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
