@@ -351,11 +351,12 @@ fn file_len(mut file: &File) -> io::Result<u64> {
 
 /// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
 /// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
-fn still_on(file: &File, newest: Option<sys::FileId>) -> bool {
-    let Some(id) = newest.or_else(|| sys::file_id(file).ok()) else {
-        return false;
-    };
-    sys::fd_file_id(STDOUT) == Some(id) && sys::fd_file_id(STDERR) == Some(id)
+/// Answers the file's size when they do (read by the same `fstat`, so no `lseek` is needed).
+fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
+    let id = newest.or_else(|| sys::file_id(file).ok())?;
+    let (out, len) = sys::fd_file(STDOUT)?;
+    let (err, _) = sys::fd_file(STDERR)?;
+    (out == id && err == id).then_some(len)
 }
 
 /// The file of the last finished call, emptied, if nobody wrote to it since (see `late`), or a
@@ -591,12 +592,9 @@ impl Capture {
             } => (spawns() != *before, *start),
             _ => (false, 0),
         };
-        let parks = cell.protect.is_some()
-            && !spawned
-            && matches!(cell.streams, Streams::Capturing { .. })
-            && still_on(&file, cell.newest);
-        if parks {
-            let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+        let parks =
+            cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
+        if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
             let Streams::Capturing { home, drained, .. } = cell.take_streams() else {
                 unreachable!("matched as capturing above");
             };

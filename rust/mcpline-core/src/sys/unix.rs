@@ -244,8 +244,8 @@ pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
     })
 }
 
-/// The identity of the file behind descriptor `fd`, or `None` if `fd` is closed.
-pub(crate) fn fd_file_id(fd: RawFd) -> Option<FileId> {
+/// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed.
+pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat writes one `struct stat` into `stat`, a live local of that type; a closed
     // `fd` yields EBADF and writes nothing.
@@ -258,10 +258,11 @@ pub(crate) fn fd_file_id(fd: RawFd) -> Option<FileId> {
         clippy::useless_conversion,
         reason = "the field types differ between platforms"
     )]
-    Some(FileId {
+    let id = FileId {
         dev: u64::from(stat.st_dev),
         ino: u64::from(stat.st_ino),
-    })
+    };
+    Some((id, u64::try_from(stat.st_size).unwrap_or(0)))
 }
 
 /// A fresh anonymous in-memory file (`memfd_create`, close-on-exec) for a capture: no disk, no

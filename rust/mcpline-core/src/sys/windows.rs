@@ -607,7 +607,8 @@ pub(crate) struct FileId {
     index: u64,
 }
 
-fn handle_id(handle: HANDLE) -> Option<FileId> {
+/// The identity of the file behind `handle`, and its size.
+fn handle_id(handle: HANDLE) -> Option<(FileId, u64)> {
     use windows_sys::Win32::Storage::FileSystem::{
         BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle,
     };
@@ -619,20 +620,26 @@ fn handle_id(handle: HANDLE) -> Option<FileId> {
     }
     // SAFETY: the call succeeded, so it initialised the whole struct.
     let info = unsafe { info.assume_init() };
-    Some(FileId {
+    let id = FileId {
         volume: info.dwVolumeSerialNumber,
         index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
-    })
+    };
+    Some((
+        id,
+        (u64::from(info.nFileSizeHigh) << 32) | u64::from(info.nFileSizeLow),
+    ))
 }
 
 /// The identity of `file`.
 pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
-    handle_id(file.as_raw_handle()).ok_or_else(io::Error::last_os_error)
+    handle_id(file.as_raw_handle())
+        .map(|(id, _)| id)
+        .ok_or_else(io::Error::last_os_error)
 }
 
-/// The identity of the file behind descriptor `fd`, or `None` if `fd` is closed or is not a
-/// file.
-pub(crate) fn fd_file_id(fd: c_int) -> Option<FileId> {
+/// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed or
+/// is not a file.
+pub(crate) fn fd_file(fd: c_int) -> Option<(FileId, u64)> {
     let session = Session::open().ok()?;
     handle_id(session.os_handle(fd)?)
 }
