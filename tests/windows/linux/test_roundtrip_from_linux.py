@@ -88,6 +88,7 @@ def test_tools_list_describes_every_tool_with_its_input_schema(spawn_windows_ser
         "sleep",
         "wait_for_cancel",
         "check_until_cancelled",
+        "crash",
     }
     add = tools["add"]["inputSchema"]
     assert add["properties"] == {"a": {"type": "integer"}, "b": {"type": "integer"}}
@@ -274,3 +275,20 @@ def test_after_the_eof_grace_a_running_tool_is_cancelled_and_answered_once_queue
     assert "QUEUED-AT-EOF-RAN" not in server.stderr_text()
     assert "[wait_for_cancel #1] 1 saw the cancellation" in server.stderr_text().splitlines()
     assert len(responses_for(server, 1)) == 1, server.stdout_lines
+
+
+# ----- a fatal exception -----
+
+
+def test_a_tool_that_faults_leaves_what_it_wrote_on_the_real_stderr(spawn_windows_server):
+    server = spawn_windows_server()
+    server.initialize()
+    server.send_bytes(call_frame("boom", "crash", {}))
+    code = server.wait(60)
+    log = server.stderr_text()
+    assert code != 0, log
+    assert "fatal exception 0xC0000005 while a tool call ran" in log, log
+    assert "[call still running at exit] printed before the crash" in log.splitlines(), log
+    assert "[call still running at exit] written to fd 2 before the crash" in log.splitlines(), log
+    assert responses_for(server, "boom") == []
+    assert_stdout_is_only_protocol(server)

@@ -19,10 +19,13 @@ Tools:
   in a loop; prints "<request id> raised <exception>" when it raises.
 - ``say(text)``: prints the text (to the captured stdout) and answers it.
 - ``sleep(seconds)``: ``time.sleep``, then "slept".
+- ``crash()``: prints a line, writes one to fd 2, then reads address 0 in C code (an access
+  violation nothing handles: the process dies).
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import sys
 import time
@@ -111,6 +114,15 @@ def check_until_cancelled(seconds: float, ctx: Context) -> str:
         print(f"{ctx.request_id} raised {type(e).__name__}")
         raise
     return "not cancelled"
+
+
+@server.tool
+def crash() -> str:
+    """Print a line, write one to fd 2, then fault."""
+    print("printed before the crash")
+    os.write(2, b"written to fd 2 before the crash\n")
+    faulthandler._read_null()  # also turns off the crash dialog
+    return "survived"
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@
 //!   the C runtime's buffers, private copies of the protocol streams).
 //! - `wait_unix`: waiting for input that another thread can interrupt (`poll` and a self-pipe),
 //!   so the worker can read requests itself while it has nothing to run.
-//! - `fatal_unix`: a handler for fatal signals that copies the running call's output to the
-//!   real stderr before the process dies.
+//! - `fatal_unix` / `fatal_windows`: a handler for fatal signals (an unhandled-exception filter
+//!   on Windows) that copies the running call's output to the real stderr before the process
+//!   dies.
 //! - `alarm_linux`: a `timerfd` that gives a lent reading turn back to the reader thread when a
 //!   call runs long (elsewhere the turn goes back at once).
 //! - `parent_windows`: a handle to the parent process for the parent-death watch (unix needs no
@@ -49,21 +50,10 @@ mod parent_windows;
 #[cfg(windows)]
 pub(crate) use parent_windows::ParentHandle;
 
-/// Fatal signals are a unix notion: nothing to catch on Windows.
-#[cfg(not(unix))]
-pub(crate) const fn catch_fatal_signals() {}
-
-/// See `catch_fatal_signals`.
-#[cfg(not(unix))]
-pub(crate) const fn publish_capture_start(_start: u64) {}
-
-/// See `catch_fatal_signals`.
-#[cfg(not(unix))]
-pub(crate) const fn publish_for_fatal(
-    _capture: Option<(&std::fs::File, u64)>,
-    _real_stderr: Option<&SavedFd>,
-) {
-}
+#[cfg(windows)]
+mod fatal_windows;
+#[cfg(windows)]
+pub(crate) use fatal_windows::{catch_fatal_signals, publish_capture_start, publish_for_fatal};
 
 #[cfg(not(any(unix, windows)))]
 compile_error!("mcpline supports unix and Windows only");

@@ -496,6 +496,11 @@ impl SavedFd {
     pub(crate) const fn raw(&self) -> c_int {
         self.fd
     }
+
+    /// The OS handle the CRT holds for this descriptor.
+    pub(crate) fn os_handle(&self) -> Option<HANDLE> {
+        Session::open().ok()?.os_handle(self.fd)
+    }
 }
 
 impl Drop for SavedFd {

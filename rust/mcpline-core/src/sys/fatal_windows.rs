@@ -1,0 +1,168 @@
+//! Fatal exceptions while a call runs, the Windows counterpart of `fatal_unix`: when a tool's
+//! code faults (an access violation in a C extension, a stack overflow, an illegal instruction)
+//! and nothing handles the exception, what the call had written is copied to the real stderr
+//! before the process dies.
+//!
+//! The filter is the process's top-level one (`SetUnhandledExceptionFilter`): it runs after
+//! vectored handlers such as `faulthandler`'s, whose traceback is then in the capture and is
+//! copied with the rest. It reads the capture through a handle published beforehand in an
+//! atomic, with a buffer on its stack, writes with `WriteFile`, and then hands the exception on:
+//! to the filter installed before ours, else to the system (Windows Error Reporting, a debugger),
+//! so the process ends as it would have without us.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::os::windows::io::AsRawHandle;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI64, AtomicIsize, Ordering};
+
+use windows_sys::Win32::Foundation::HANDLE;
+use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
+use windows_sys::Win32::System::Diagnostics::Debug::{
+    EXCEPTION_CONTINUE_SEARCH, EXCEPTION_POINTERS, LPTOP_LEVEL_EXCEPTION_FILTER,
+    SetUnhandledExceptionFilter,
+};
+use windows_sys::Win32::System::IO::OVERLAPPED;
+
+use super::SavedFd;
+
+/// Every line of the copied output starts with this (the label of the other exit paths).
+const LABEL: &[u8] = b"[call still running at exit] ";
+
+/// A handle that reads the active capture file, or 0.
+static CAPTURE: AtomicIsize = AtomicIsize::new(0);
+/// Where the bytes of the active capture begin (see `fatal_unix`).
+static START: AtomicI64 = AtomicI64::new(0);
+/// A handle of the real stderr while fd 2 may point elsewhere, or 0.
+static REAL_STDERR: AtomicIsize = AtomicIsize::new(0);
+/// The filter installed before ours.
+static PREVIOUS: OnceLock<LPTOP_LEVEL_EXCEPTION_FILTER> = OnceLock::new();
+
+/// Tells the filter where the running capture (its file, and where its bytes begin) and the
+/// real stderr are (`None`: no capture / fd 2 is the real stderr). The handles must stay open
+/// until published again.
+pub(crate) fn publish_for_fatal(capture: Option<(&File, u64)>, real_stderr: Option<&SavedFd>) {
+    publish_capture_start(capture.map_or(0, |(_, start)| start));
+    CAPTURE.store(
+        capture.map_or(0, |(file, _)| file.as_raw_handle() as isize),
+        Ordering::Release,
+    );
+    let err = real_stderr.and_then(SavedFd::os_handle);
+    REAL_STDERR.store(err.map_or(0, |h| h as isize), Ordering::Release);
+}
+
+/// The bytes of the active capture now begin at `start` (the cap moved the rest to the log).
+pub(crate) fn publish_capture_start(start: u64) {
+    START.store(i64::try_from(start).unwrap_or(i64::MAX), Ordering::Release);
+}
+
+/// Installs the filter, once per process (a server calls it when it starts to serve).
+pub(crate) fn catch_fatal_signals() {
+    PREVIOUS.get_or_init(|| {
+        // SAFETY: installs a valid `extern "system"` filter and returns the one it replaces,
+        // which is kept to be called in turn.
+        unsafe { SetUnhandledExceptionFilter(Some(on_fatal)) }
+    });
+}
+
+/// Writes all of `bytes` to `handle`, giving up on an error.
+fn write_all(handle: HANDLE, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        let mut written = 0u32;
+        let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        // SAFETY: `bytes` is a live slice of at least `len` bytes that WriteFile only reads;
+        // `written` is a live local; no OVERLAPPED (the handle was not opened for overlapped
+        // I/O). A bad handle is reported through the return value.
+        let ok = unsafe {
+            WriteFile(
+                handle,
+                bytes.as_ptr(),
+                len,
+                &raw mut written,
+                std::ptr::null_mut(),
+            )
+        };
+        if ok == 0 || written == 0 {
+            return;
+        }
+        bytes = &bytes[written as usize..];
+    }
+}
+
+/// `code` as eight hexadecimal digits, without allocating.
+fn hex(code: u32) -> [u8; 10] {
+    let mut out = *b"0x00000000";
+    for (i, slot) in out[2..].iter_mut().enumerate() {
+        let nibble = (code >> (28 - 4 * i)) & 0xF;
+        *slot = b"0123456789ABCDEF"[nibble as usize];
+    }
+    out
+}
+
+/// Copies the capture file read through `capture` to `err`, each line labelled.
+fn copy_labelled(capture: HANDLE, err: HANDLE) {
+    let mut buf = [0u8; 1024];
+    let mut offset = u64::try_from(START.load(Ordering::Acquire)).unwrap_or(0);
+    let mut at_line_start = true;
+    loop {
+        // SAFETY: a zeroed OVERLAPPED is a valid "no event" value; only its offset is set.
+        let mut at: OVERLAPPED = unsafe { std::mem::zeroed() };
+        at.Anonymous.Anonymous.Offset = offset as u32;
+        at.Anonymous.Anonymous.OffsetHigh = (offset >> 32) as u32;
+        let mut read = 0u32;
+        // SAFETY: ReadFile writes at most `buf.len()` bytes into `buf`, a live local, and the
+        // count into `read`; `at` gives the offset of a synchronous read and outlives the call.
+        let ok = unsafe {
+            ReadFile(
+                capture,
+                buf.as_mut_ptr(),
+                buf.len() as u32,
+                &raw mut read,
+                &raw mut at,
+            )
+        };
+        if ok == 0 || read == 0 {
+            break;
+        }
+        offset += u64::from(read);
+        let mut rest = &buf[..read as usize];
+        while !rest.is_empty() {
+            if at_line_start {
+                write_all(err, LABEL);
+            }
+            let end = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            write_all(err, &rest[..end]);
+            at_line_start = rest[end - 1] == b'\n';
+            rest = &rest[end..];
+        }
+    }
+    if !at_line_start {
+        write_all(err, b"\n");
+    }
+}
+
+unsafe extern "system" fn on_fatal(info: *const EXCEPTION_POINTERS) -> i32 {
+    let err = REAL_STDERR.load(Ordering::Acquire) as HANDLE;
+    let capture = CAPTURE.swap(0, Ordering::AcqRel) as HANDLE;
+    if !err.is_null() && !capture.is_null() {
+        // SAFETY: the system passes valid exception pointers to a top-level filter; both are
+        // checked for null before the record is read.
+        let code = unsafe {
+            info.as_ref()
+                .and_then(|info| info.ExceptionRecord.as_ref())
+                .map_or(0, |record| record.ExceptionCode as u32)
+        };
+        write_all(err, b"[mcpline] fatal exception ");
+        write_all(err, &hex(code));
+        write_all(err, b" while a tool call ran; what it had written:\n");
+        copy_labelled(capture, err);
+    }
+    match PREVIOUS.get().copied().flatten() {
+        // SAFETY: the filter that was installed before ours, called as the system would have.
+        Some(previous) => unsafe { previous(info) },
+        None => EXCEPTION_CONTINUE_SEARCH,
+    }
+}
