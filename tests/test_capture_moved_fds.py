@@ -63,3 +63,21 @@ def test_truncating_through_dev_stderr_leaves_no_nul_bytes(spawn):
     assert "\x00" not in text, json.dumps(text)
     # `>` truncates the file it opens: what came before is gone, what follows is whole.
     assert text.rstrip().endswith("shell two\npython after"), json.dumps(text)
+
+
+def test_truncating_through_dev_stderr_behind_a_chatty_call_keeps_what_follows(spawn):
+    # Queued together, the second call's capture goes on in the file the first one filled:
+    # the truncation then empties it below where the second call's bytes began.
+    server = spawn(SERVER)
+    server.initialize()
+    server.send_bytes(
+        call_frame(101, "chatter", {"lines": 200})
+        + call_frame(102, "dev_stderr", {"redirect": ">"})
+    )
+    got = answers(server, 2)
+    assert "chatter line 199" in attached(got[101]["result"])
+    text = attached(got[102]["result"])
+    assert "\x00" not in text, json.dumps(text)
+    assert text.rstrip().endswith("shell two\npython after"), json.dumps(text)
+    assert "chatter line" not in text, json.dumps(text)
+    assert server.call("chatter", {"lines": 1})["content"][0]["text"] == "done"

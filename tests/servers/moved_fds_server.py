@@ -35,6 +35,14 @@ def speak(word: str) -> str:
 
 
 @server.tool(output="result")
+def chatter(lines: int) -> str:
+    """Prints that many lines."""
+    for i in range(lines):
+        print(f"chatter line {i}")
+    return "done"
+
+
+@server.tool(output="result")
 def dev_stderr(redirect: str) -> str:
     """Prints, has a shell write through /dev/stderr (`>>` or `>`), prints again."""
     print("python before", flush=True)

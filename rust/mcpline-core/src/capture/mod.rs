@@ -604,10 +604,7 @@ impl Capture {
                 end: len,
                 spawns: spawns(),
             });
-            if len == start {
-                return Ok(Captured::EMPTY);
-            }
-            return Ok(Captured::whole(file, start, len).after(drained));
+            return Ok(own_bytes(file, start, drained, len));
         }
         let (drained, label) = match &cell.streams {
             Streams::Capturing {
@@ -630,11 +627,19 @@ impl Capture {
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
-        if len == start {
-            return Ok(Captured::EMPTY);
-        }
-        Ok(Captured::whole(file, start, len).after(drained))
+        Ok(own_bytes(file, start, drained, len))
     }
+}
+
+/// What a finished capture holds: its file from `start` (less what the cap moved to the log,
+/// up to `drained`) to `len`. A file now shorter than `start` was emptied during the call (a
+/// shell's `> /dev/stderr` truncates what it opens): all it holds was written since, by the call.
+fn own_bytes(file: Arc<File>, start: u64, drained: u64, len: u64) -> Captured {
+    let (start, drained) = if len < start { (0, 0) } else { (start, drained) };
+    if len == start {
+        return Captured::EMPTY;
+    }
+    Captured::whole(file, start, len).after(drained)
 }
 
 /// A parked file is taken over as it is (the next capture's bytes follow the last one's) until
