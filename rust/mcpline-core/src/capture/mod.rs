@@ -635,7 +635,11 @@ impl Capture {
 /// up to `drained`) to `len`. A file now shorter than `start` was emptied during the call (a
 /// shell's `> /dev/stderr` truncates what it opens): all it holds was written since, by the call.
 fn own_bytes(file: Arc<File>, start: u64, drained: u64, len: u64) -> Captured {
-    let (start, drained) = if len < start { (0, 0) } else { (start, drained) };
+    let (start, drained) = if len < start {
+        (0, 0)
+    } else {
+        (start, drained)
+    };
     if len == start {
         return Captured::EMPTY;
     }
