@@ -46,12 +46,13 @@
 //! ends, as a change made during a capture always is.
 //!
 //! And a capture that ends while stdio is protected parks (unless its call started a process,
-//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over (emptied, once
-//! its bytes were read and if nothing was written since), so calls run back to back cost two
-//! `lseek` each (one at each end; a call that printed adds an `ftruncate`), two `fstat` and no
-//! `dup2` at all. The `fstat`s check that fds 1 and 2 still reach the capture file: a
-//! tool that pointed them at its own log or closed them gets them restored instead, so the next
-//! call's output never follows them there. The server calls [`settle`] before it waits for
+//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over as it is, the
+//! new capture's bytes starting where the last one's ended (the file is emptied once it holds
+//! 256 KiB and nothing reads it any more). Calls run back to back thus cost one `lseek` (at
+//! `begin`: bytes written since the last call ended belong to no call and go to the log), two
+//! `fstat` (at `finish`) and no `dup2` at all. The `fstat`s check that fds 1 and 2 still reach
+//! the capture file, and give its size: a tool that pointed them at its own log or closed them
+//! gets them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for
 //! work, which points them home (the `dup2` pair the finish saved), so nothing written between
 //! calls waits in a parked file. The cell keeps this state explicitly (`Streams`: idle,
 //! capturing, parked); callers only see `begin`, `finish` and `settle`.
