@@ -90,12 +90,15 @@ pub(crate) trait WakeableInput: Send + Sync {
     /// Waits for the next frame and hands it to `handle` while still holding the input, so that
     /// frames are handled in the order they arrived whichever thread reads them. Returns without
     /// a frame when `stand_aside()` is true once the input is held, when `waker` is woken, or
-    /// when `timeout` passes first.
+    /// when `timeout` passes first. With `rest`, every complete frame already buffered behind
+    /// the first is handed over too (the reader thread: no one waits for the turn while it has
+    /// input, and each return costs it a round of the queue's lock).
     fn next_frame_or_wake(
         &self,
         waker: &Waker,
         timeout: Option<Duration>,
         stand_aside: &dyn Fn() -> bool,
+        rest: bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError>;
 }
@@ -107,6 +110,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         waker: &Waker,
         timeout: Option<Duration>,
         stand_aside: &dyn Fn() -> bool,
+        rest: bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
         use std::os::fd::AsFd as _;
@@ -116,7 +120,10 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         }
         loop {
             if reader.ready() {
-                let handled = hand_over(&mut reader, handle)?;
+                let mut handled = hand_over(&mut reader, handle)?;
+                while rest && matches!(handled, Awaited::Handled { .. }) && reader.ready() {
+                    handled = hand_over(&mut reader, handle)?;
+                }
                 // More input right behind this frame means a pipelining client (one more look,
                 // without waiting).
                 return Ok(match handled {
@@ -155,6 +162,7 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         _waker: &Waker,
         _timeout: Option<Duration>,
         _stand_aside: &dyn Fn() -> bool,
+        _rest: bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
         hand_over(&mut lock(&self.reader), handle)

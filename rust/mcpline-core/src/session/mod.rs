@@ -239,6 +239,7 @@ impl Session {
             &handoff.worker,
             poll,
             &|| self.queue.has_jobs(),
+            false,
             &mut |frame| self.handle_inbound(frame),
         );
         match read {
@@ -298,16 +299,23 @@ impl Session {
                         ReaderTurn::Closed => return,
                     }
                     self.queue.reader_waiting(true);
+                    let mut has_input = false;
                     let read = handoff.input.next_frame_or_wake(
                         &handoff.reader,
                         None,
                         &|| self.queue.worker_reads(),
+                        true,
                         &mut |frame| {
-                            self.queue.reader_waiting(false);
+                            if !has_input {
+                                self.queue.reader_waiting(false);
+                                has_input = true;
+                            }
                             self.handle_inbound(frame);
                         },
                     );
-                    self.queue.reader_waiting(false);
+                    if !has_input {
+                        self.queue.reader_waiting(false);
+                    }
                     match read {
                         Ok(Awaited::Handled { .. } | Awaited::Woken | Awaited::TimedOut) => {
                             continue;
