@@ -134,19 +134,9 @@ fn copy_labelled(capture: c_int, err: c_int) {
             break;
         }
         offset += read as libc::off_t;
-        let mut rest = &buf[..read];
-        while !rest.is_empty() {
-            if at_line_start {
-                write_all(err, LABEL);
-            }
-            let end = rest
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(rest.len(), |i| i + 1);
-            write_all(err, &rest[..end]);
-            at_line_start = rest[end - 1] == b'\n';
-            rest = &rest[end..];
-        }
+        super::write_labelled(&buf[..read], LABEL, &mut at_line_start, &mut |bytes| {
+            write_all(err, bytes);
+        });
     }
     if !at_line_start {
         write_all(err, b"\n");

@@ -125,19 +125,14 @@ fn copy_labelled(capture: HANDLE, err: HANDLE) {
             break;
         }
         offset += u64::from(read);
-        let mut rest = &buf[..read as usize];
-        while !rest.is_empty() {
-            if at_line_start {
-                write_all(err, LABEL);
-            }
-            let end = rest
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(rest.len(), |i| i + 1);
-            write_all(err, &rest[..end]);
-            at_line_start = rest[end - 1] == b'\n';
-            rest = &rest[end..];
-        }
+        super::write_labelled(
+            &buf[..read as usize],
+            LABEL,
+            &mut at_line_start,
+            &mut |bytes| {
+                write_all(err, bytes);
+            },
+        );
     }
     if !at_line_start {
         write_all(err, b"\n");

@@ -55,6 +55,30 @@ mod fatal_windows;
 #[cfg(windows)]
 pub(crate) use fatal_windows::{catch_fatal_signals, publish_capture_start, publish_for_fatal};
 
+/// Writes `chunk` of a capture through `write` with `label` before every line (`at_line_start`
+/// carries over from one chunk to the next): the fatal-exit copy of `fatal_unix` and
+/// `fatal_windows`. Allocates nothing, since it runs in a signal handler.
+fn write_labelled(
+    chunk: &[u8],
+    label: &[u8],
+    at_line_start: &mut bool,
+    write: &mut dyn FnMut(&[u8]),
+) {
+    let mut rest = chunk;
+    while !rest.is_empty() {
+        if *at_line_start {
+            write(label);
+        }
+        let end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(rest.len(), |i| i + 1);
+        write(&rest[..end]);
+        *at_line_start = rest[end - 1] == b'\n';
+        rest = &rest[end..];
+    }
+}
+
 #[cfg(not(any(unix, windows)))]
 compile_error!("mcpline supports unix and Windows only");
 
