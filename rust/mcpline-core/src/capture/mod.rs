@@ -77,7 +77,7 @@
 //!   `sys.stderr` for descriptor-following streams while it serves or captures.
 
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -85,13 +85,16 @@ use crate::sync::lock;
 use crate::sys;
 
 mod captured;
+mod cycle;
 mod drain;
 mod error;
 mod late;
 mod overlap;
 mod protect;
+mod real_stderr;
 
 pub use captured::Captured;
+pub use cycle::{Capture, write_attributed};
 pub(crate) use drain::DEFAULT_CAP;
 pub use drain::set_cap as set_capture_cap;
 pub use error::CaptureError;
@@ -99,6 +102,9 @@ use error::descriptor;
 use late::{AfterCalls, Finished};
 use overlap::Overlap;
 pub use protect::ProtectedStdio;
+use real_stderr::LateLog;
+pub use real_stderr::write_real_stderr;
+pub(crate) use real_stderr::{RealStderr, real_stderr};
 
 /// Standard input, output and error as C runtime descriptor numbers (the same on both platforms).
 const STDIN: i32 = 0;
@@ -394,410 +400,11 @@ fn home_err(streams: &Streams) -> Option<&sys::SavedFd> {
     }
 }
 
-/// The real stderr for late output, copied (`dup`) on the first write only: `home` is the saved
-/// stderr while fds 1 and 2 may point elsewhere, `None` when fd 2 is the real one.
-struct LateLog<'a> {
-    home: Option<&'a sys::SavedFd>,
-    file: Option<File>,
-}
-
-impl<'a> LateLog<'a> {
-    const fn new(home: Option<&'a sys::SavedFd>) -> Self {
-        Self { home, file: None }
-    }
-}
-
-impl Write for LateLog<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.file.is_none() {
-            self.file = Some(match self.home {
-                Some(home) => sys::private_file(home)?,
-                None => match sys::try_save(STDERR, false)? {
-                    Some(saved) => sys::private_file(&saved)?,
-                    None => return Ok(buf.len()), // fd 2 closed: nowhere to write
-                },
-            });
-        }
-        self.file
-            .as_mut()
-            .map_or(Ok(buf.len()), |file| file.write(buf))
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.as_mut().map_or(Ok(()), Write::flush)
-    }
-}
-
 /// Points fds 1 and 2 back at their saved copies (both are attempted).
 fn go_home(home: &Home) -> Result<(), CaptureError> {
     let out = sys::restore(STDOUT, &home.out).map_err(descriptor(END_CAPTURE, "dup2 onto fd 1"));
     let err = sys::restore(STDERR, &home.err).map_err(descriptor(END_CAPTURE, "dup2 onto fd 2"));
     out.and(err)
-}
-
-/// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
-/// (`memfd_create`), elsewhere an unlinked temporary file (mode 0600, in `$TMPDIR`, see
-/// [`std::env::temp_dir`]).
-///
-/// Only one capture is active process-wide at a time; calls running at the same time share it
-/// ([`Capture::begin_call`]), each getting back only what is its own. Dropping a `Capture`
-/// without [`Capture::finish`] (panic, early return) leaves the capture (restoring fds 1 and 2
-/// when it was the last one in it) and discards its output.
-#[derive(Debug)]
-#[must_use = "dropping a Capture restores fds 1 and 2 at once and discards what it captured"]
-pub struct Capture {
-    /// The capture file; `None` once finished.
-    file: Option<Arc<File>>,
-    /// Which holder of the capture this is.
-    member: u64,
-}
-
-impl Capture {
-    /// Flushes C stdio, then points fds 1 and 2 at a fresh capture file (or takes over the empty
-    /// file they are parked on).
-    ///
-    /// The caller flushes language-level buffers (Python's `sys.stdout`/`sys.stderr`) first.
-    ///
-    /// # Errors
-    ///
-    /// [`CaptureError::AlreadyActive`] if a capture is active (it is left untouched);
-    /// [`CaptureError::TempFile`] if the capture file cannot be created;
-    /// [`CaptureError::Descriptor`] if a descriptor cannot be copied or redirected (nothing is
-    /// left redirected then); [`CaptureError::CrtUnavailable`] on Windows without the UCRT.
-    pub fn begin() -> Result<Self, CaptureError> {
-        sys::init()?;
-        drain::watch(); // before the lock: it may log
-
-        // Outside the lock: a C stream that is slow to flush holds up nobody else's log line.
-        sys::flush_c_stdio();
-        let mut cell = cell();
-        if matches!(cell.streams, Streams::Capturing { .. }) {
-            return Err(CaptureError::AlreadyActive);
-        }
-        start(&mut cell, new_member(), Arc::from("capture"))
-    }
-
-    /// Like [`Capture::begin`], for one call (`member` from [`new_member`], `label` such as
-    /// `"count_words #7"`): if another call's capture is active, this call joins it instead of
-    /// failing. Calls sharing a capture each get back their own bytes, and the bytes no single
-    /// one of them can claim marked as shared (see the `overlap` module).
-    ///
-    /// # Errors
-    ///
-    /// As [`Capture::begin`], except that it never reports [`CaptureError::AlreadyActive`];
-    /// [`CaptureError::CaptureFile`] if the size of a shared capture file cannot be read.
-    pub fn begin_call(member: u64, label: Arc<str>) -> Result<Self, CaptureError> {
-        sys::init()?;
-        drain::watch(); // before the lock: it may log
-
-        sys::flush_c_stdio();
-        let mut cell = cell();
-        let joined = {
-            let Streams::Capturing {
-                file,
-                holders,
-                start: first_start,
-                ..
-            } = &mut cell.streams
-            else {
-                return start(&mut cell, member, label);
-            };
-            let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
-            match holders {
-                Holders::Sole {
-                    member: first,
-                    label: first_label,
-                } => {
-                    let first = (*first, Arc::clone(first_label));
-                    *holders = Holders::Shared(Box::new(Overlap::new(
-                        (first, *first_start),
-                        (member, label),
-                        at,
-                    )));
-                }
-                Holders::Shared(overlap) => overlap.join(member, label, at),
-            }
-            Arc::clone(file)
-        };
-        SHARED.store(true, Ordering::Release);
-        Ok(Self {
-            file: Some(joined),
-            member,
-        })
-    }
-
-    /// Flushes C stdio, ends the capture, and hands back the captured bytes (they stay in the
-    /// file; nothing is read into memory here).
-    ///
-    /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
-    /// standard descriptors) an empty capture instead leaves them parked on its file, which the
-    /// next [`Capture::begin`] takes over without any `dup2`: a server running quiet calls back
-    /// to back pays two `lseek` and two `fstat` per call. Only while fds 1 and 2 still reach
-    /// the capture file: if the tool moved or closed them, they are restored as usual.
-    /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
-    /// reached the parked file meanwhile goes to the real stderr.
-    ///
-    /// A call that shares the capture with others still running leaves fds 1 and 2 where they
-    /// are: the last one to finish restores them.
-    ///
-    /// The caller flushes language-level buffers first.
-    ///
-    /// # Errors
-    ///
-    /// [`CaptureError::Descriptor`] if a descriptor cannot be restored (both are attempted);
-    /// [`CaptureError::CaptureFile`] if the size of the capture file cannot be read.
-    pub fn finish(mut self) -> Result<Captured, CaptureError> {
-        let Some(file) = self.file.take() else {
-            return Ok(Captured::EMPTY);
-        };
-        sys::flush_c_stdio();
-        let mut cell = cell();
-        if let Streams::Capturing {
-            holders: Holders::Shared(overlap),
-            drained,
-            spawns: before,
-            ..
-        } = &mut cell.streams
-        {
-            let spawned = spawns() != *before;
-            let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
-            let label = overlap.label_of(self.member).cloned();
-            let pieces = overlap.leave(self.member, at);
-            let drained = *drained;
-            if overlap.running() == 0 {
-                cell.end_capture()?;
-                let cell = &mut *cell;
-                cell.after.keep(
-                    Finished {
-                        file: Arc::clone(&file),
-                        end: at,
-                        label: label.unwrap_or_else(|| Arc::from("")),
-                        spawned,
-                        late_seen: false,
-                    },
-                    &mut LateLog::new(home_err(&cell.streams)),
-                );
-            }
-            let captured = Captured {
-                file: Some(file),
-                pieces,
-                skipped: 0,
-            };
-            return Ok(captured.after(drained));
-        }
-        let (spawned, start) = match &cell.streams {
-            Streams::Capturing {
-                spawns: before,
-                start,
-                ..
-            } => (spawns() != *before, *start),
-            _ => (false, 0),
-        };
-        let parks =
-            cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
-        if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
-            let Streams::Capturing { home, drained, .. } = cell.take_streams() else {
-                unreachable!("matched as capturing above");
-            };
-            cell.set_streams(Streams::Parked {
-                home,
-                file: Arc::clone(&file),
-                end: len,
-                spawns: spawns(),
-            });
-            return Ok(own_bytes(file, start, drained, len));
-        }
-        let (drained, label) = match &cell.streams {
-            Streams::Capturing {
-                drained,
-                holders: Holders::Sole { label, .. },
-                ..
-            } => (*drained, Arc::clone(label)),
-            _ => (start, Arc::from("")),
-        };
-        cell.end_capture()?;
-        let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
-        let cell = &mut *cell;
-        cell.after.keep(
-            Finished {
-                file: Arc::clone(&file),
-                end: len,
-                label,
-                spawned,
-                late_seen: false,
-            },
-            &mut LateLog::new(home_err(&cell.streams)),
-        );
-        Ok(own_bytes(file, start, drained, len))
-    }
-}
-
-/// What a finished capture holds: its file from `start` (less what the cap moved to the log,
-/// up to `drained`) to `len`. A file now shorter than `start` was emptied during the call (a
-/// shell's `> /dev/stderr` truncates what it opens): all it holds was written since, by the call.
-fn own_bytes(file: Arc<File>, start: u64, drained: u64, len: u64) -> Captured {
-    let (start, drained) = if len < start {
-        (0, 0)
-    } else {
-        (start, drained)
-    };
-    if len == start {
-        return Captured::EMPTY;
-    }
-    Captured::whole(file, start, len).after(drained)
-}
-
-/// A parked file is taken over as it is (the next capture's bytes follow the last one's) until
-/// it holds this much; then it is emptied first, once nothing reads its bytes any more.
-const EMPTY_PARKED_AT: u64 = 256 * 1024;
-
-/// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
-fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
-    let holders = Holders::Sole { member, label };
-    if let Some(start) = take_over_parked(cell) {
-        let Streams::Parked { home, file, .. } = cell.take_streams() else {
-            unreachable!("take_over_parked checked it is parked");
-        };
-        cell.set_streams(Streams::Capturing {
-            home,
-            file: Arc::clone(&file),
-            holders,
-            start,
-            drained: start,
-            spawns: spawns(),
-        });
-        return Ok(Capture {
-            file: Some(file),
-            member,
-        });
-    }
-    // Written to since it was parked: unpark, passing those bytes on.
-    cell.unpark()?;
-    // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
-    let home = match cell.take_streams() {
-        Streams::Idle { kept: Some(home) } => home,
-        _ => Home {
-            out: save(STDOUT, BEGIN)?,
-            err: Arc::new(save(STDERR, BEGIN)?),
-        },
-    };
-    let file = capture_file(&mut cell.after, &mut cell.newest, &home)?;
-    let redirected = sys::file_fd(&file)
-        .map_err(descriptor(
-            BEGIN,
-            "making a descriptor for the capture file",
-        ))
-        .and_then(|target| {
-            sys::redirect(STDOUT, &target).map_err(descriptor(BEGIN, "dup2 onto fd 1"))?;
-            sys::redirect(STDERR, &target).map_err(descriptor(BEGIN, "dup2 onto fd 2"))
-        });
-    if let Err(error) = redirected {
-        // Undo whatever part happened; pointing an untouched fd at its own copy is harmless.
-        let _ = sys::restore(STDOUT, &home.out);
-        let _ = sys::restore(STDERR, &home.err);
-        return Err(error);
-    }
-    cell.set_streams(Streams::Capturing {
-        home,
-        file: Arc::clone(&file),
-        holders,
-        start: 0,
-        drained: 0,
-        spawns: spawns(),
-    });
-    Ok(Capture {
-        file: Some(file),
-        member,
-    })
-}
-
-/// Whether fds 1 and 2 are parked on a file the next capture can take over, and the offset its
-/// bytes would start at. Not when a process was started since the file was parked (it may
-/// write there later). Bytes written since the last call ended belong to no call: they go to
-/// the real stderr first. A file grown past [`EMPTY_PARKED_AT`] is emptied, unless a result
-/// still reads it (then it is not taken over).
-fn take_over_parked(cell: &Cell) -> Option<u64> {
-    let Streams::Parked {
-        home,
-        file,
-        end,
-        spawns: parked_spawns,
-    } = &cell.streams
-    else {
-        return None;
-    };
-    if spawns() != *parked_spawns {
-        return None;
-    }
-    let len = file_len(file).ok()?;
-    if len < *end {
-        return None; // emptied behind the cell's back
-    }
-    if len > *end {
-        let stray = Captured::whole(Arc::clone(file), *end, len);
-        let _ = stray.copy_labelled("[background] ", &mut RealStderr(Arc::clone(&home.err)));
-    }
-    if len < EMPTY_PARKED_AT {
-        return Some(len);
-    }
-    (Arc::strong_count(file) == 1 && late::empty(file).is_ok()).then_some(0)
-}
-
-impl Drop for Capture {
-    fn drop(&mut self) {
-        if let Some(file) = self.file.take() {
-            sys::flush_c_stdio();
-            let mut cell = cell();
-            if let Streams::Capturing {
-                holders: Holders::Shared(overlap),
-                ..
-            } = &mut cell.streams
-            {
-                let at = file_len(&file).unwrap_or(0);
-                let _ = overlap.leave(self.member, at);
-                if overlap.running() > 0 {
-                    return;
-                }
-            }
-            // Errors cannot be reported from Drop; both descriptors are attempted regardless.
-            let _ = cell.end_capture();
-        }
-    }
-}
-
-/// Writes (part of) `bytes` to `fd` (1 or 2) for call `member`: while calls share a capture
-/// and `member` is one of them, what lands in the capture file is recorded as `member`'s own
-/// (the binding routes a call's Python-level writes here, so that concurrent calls each get
-/// their own `print`s). Otherwise a plain write. Returns the count written.
-///
-/// The write happens under the cell's lock, so no other attributed write interleaves; when the
-/// file grew by more than was written (a child wrote at the same moment), nothing is recorded
-/// and those bytes count as shared.
-///
-/// # Errors
-///
-/// The write failed.
-pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize> {
-    if SHARED.load(Ordering::Acquire) {
-        let mut cell = cell();
-        if let Streams::Capturing {
-            file,
-            holders: Holders::Shared(overlap),
-            ..
-        } = &mut cell.streams
-        {
-            if overlap.is_running(member) {
-                let before = file_len(file)?;
-                let written = sys::write_fd(fd, bytes)?;
-                let after = file_len(file)?;
-                if after.checked_sub(before) == Some(written as u64) {
-                    overlap.tag(member, before, after);
-                }
-                return Ok(written);
-            }
-        }
-    }
-    sys::write_fd(fd, bytes)
 }
 
 /// Copies what the active capture holds so far to the real stderr, each line prefixed with
@@ -896,56 +503,4 @@ pub fn settle() -> Result<(), CaptureError> {
     }
     sys::flush_c_stdio();
     cell().unpark()
-}
-
-/// Writes `bytes` to the process's real stderr, also while a capture (running or parked) holds
-/// fd 2: a log line written from another thread during a tool call never lands in that call's
-/// captured output.
-///
-/// Where the real stderr is, is decided under the cell's lock and pinned by a private copy of
-/// it, so a capture that begins in the meantime cannot take the line; the write itself happens
-/// outside the lock (a stderr nobody reads must not block the next capture).
-///
-/// # Errors
-///
-/// Copying the descriptor or writing failed.
-pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
-    match real_stderr()? {
-        Some(mut private) => private.write_all(bytes),
-        None => Ok(()),
-    }
-}
-
-/// The process's real stderr (see [`write_real_stderr`]), or `None` when fd 2 is closed:
-/// where the labelled copy of a call's output goes, which must not land in the capture of calls
-/// still running. While fds 1 and 2 may point elsewhere it is the cell's saved copy, shared
-/// (no system call); otherwise a copy of fd 2.
-///
-/// # Errors
-///
-/// Copying the descriptor failed.
-pub(crate) fn real_stderr() -> io::Result<Option<RealStderr>> {
-    let cell = cell();
-    Ok(match &cell.streams {
-        Streams::Capturing { home, .. }
-        | Streams::Parked { home, .. }
-        | Streams::Idle { kept: Some(home) } => Some(RealStderr(Arc::clone(&home.err))),
-        // fd 2 is home: a copy of it is the real stderr.
-        Streams::Idle { kept: None } => {
-            sys::try_save(STDERR, false)?.map(|saved| RealStderr(Arc::new(saved)))
-        }
-    })
-}
-
-/// A writer on the real stderr (see [`real_stderr`]).
-pub(crate) struct RealStderr(Arc<sys::SavedFd>);
-
-impl Write for RealStderr {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        sys::write_fd(self.0.raw(), buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
