@@ -1,5 +1,6 @@
 //! One capture cycle: [`Capture::begin`] (or [`Capture::begin_call`], which joins a capture
-//! other calls hold), [`Capture::finish`] and `Drop`, with the parking decision hidden inside;
+//! other calls hold), [`Capture::finish`] and `Drop`, with the parking decision and the take-over
+//! of a parked file hidden inside;
 //! and [`write_attributed`], the route of a call's own Python-level writes while calls overlap.
 
 use std::fs::File;
@@ -73,13 +74,7 @@ impl Capture {
         sys::flush_c_stdio();
         let mut cell = cell();
         let joined = {
-            let Streams::Capturing {
-                file,
-                holders,
-                start: first_start,
-                ..
-            } = &mut cell.streams
-            else {
+            let Streams::Capturing { file, holders, .. } = &mut cell.streams else {
                 return start(&mut cell, member, label);
             };
             let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -89,11 +84,7 @@ impl Capture {
                     label: first_label,
                 } => {
                     let first = (*first, Arc::clone(first_label));
-                    *holders = Holders::Shared(Box::new(Overlap::new(
-                        (first, *first_start),
-                        (member, label),
-                        at,
-                    )));
+                    *holders = Holders::Shared(Box::new(Overlap::new(first, (member, label), at)));
                 }
                 Holders::Shared(overlap) => overlap.join(member, label, at),
             }
@@ -165,13 +156,9 @@ impl Capture {
             };
             return Ok(captured.after(drained));
         }
-        let (spawned, start) = match &cell.streams {
-            Streams::Capturing {
-                spawns: before,
-                start,
-                ..
-            } => (spawns() != *before, *start),
-            _ => (false, 0),
+        let spawned = match &cell.streams {
+            Streams::Capturing { spawns: before, .. } => spawns() != *before,
+            _ => false,
         };
         let parks =
             cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
@@ -185,7 +172,7 @@ impl Capture {
                 end: len,
                 spawns: spawns(),
             });
-            return Ok(own_bytes(file, start, drained, len));
+            return Ok(own_bytes(file, drained, len));
         }
         let (drained, label) = match &cell.streams {
             Streams::Capturing {
@@ -193,7 +180,7 @@ impl Capture {
                 holders: Holders::Sole { label, .. },
                 ..
             } => (*drained, Arc::clone(label)),
-            _ => (start, Arc::from("")),
+            _ => (0, Arc::from("")),
         };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -208,33 +195,23 @@ impl Capture {
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
-        Ok(own_bytes(file, start, drained, len))
+        Ok(own_bytes(file, drained, len))
     }
 }
 
-/// What a finished capture holds: its file from `start` (less what the cap moved to the log,
-/// up to `drained`) to `len`. A file now shorter than `start` was emptied during the call (a
-/// shell's `> /dev/stderr` truncates what it opens): all it holds was written since, by the call.
-fn own_bytes(file: Arc<File>, start: u64, drained: u64, len: u64) -> Captured {
-    let (start, drained) = if len < start {
-        (0, 0)
-    } else {
-        (start, drained)
-    };
-    if len == start {
+/// What a finished capture holds: its file up to `len`, less what the cap moved to the log (up
+/// to `drained`).
+fn own_bytes(file: Arc<File>, drained: u64, len: u64) -> Captured {
+    if len == 0 {
         return Captured::EMPTY;
     }
-    Captured::whole(file, start, len).after(drained)
+    Captured::whole(file, 0, len).after(drained)
 }
-
-/// A parked file is taken over as it is (the next capture's bytes follow the last one's) until
-/// it holds this much; then it is emptied first, once nothing reads its bytes any more.
-const EMPTY_PARKED_AT: u64 = 256 * 1024;
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
     let holders = Holders::Sole { member, label };
-    if let Some(start) = take_over_parked(cell) {
+    if take_over_parked(cell) {
         let Streams::Parked { home, file, .. } = cell.take_streams() else {
             unreachable!("take_over_parked checked it is parked");
         };
@@ -242,8 +219,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
             home,
             file: Arc::clone(&file),
             holders,
-            start,
-            drained: start,
+            drained: 0,
             spawns: spawns(),
         });
         return Ok(Capture {
@@ -281,7 +257,6 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         home,
         file: Arc::clone(&file),
         holders,
-        start: 0,
         drained: 0,
         spawns: spawns(),
     });
@@ -291,36 +266,35 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
     })
 }
 
-/// Whether fds 1 and 2 are parked on a file the next capture can take over, and the offset its
-/// bytes would start at. Not when a process was started since the file was parked (it may
-/// write there later). Bytes written since the last call ended belong to no call: they go to
-/// the real stderr first. A file grown past [`EMPTY_PARKED_AT`] is emptied, unless a result
-/// still reads it (then it is not taken over).
-fn take_over_parked(cell: &Cell) -> Option<u64> {
+/// Whether fds 1 and 2 are parked on a file the next capture can take over, emptied. Not when
+/// a process was started since the file was parked (it may write there later), nor while a
+/// result still reads the file's bytes. Bytes written since the last call ended belong to no
+/// call: they go to the real stderr first (and the parked state records them as passed on).
+fn take_over_parked(cell: &mut Cell) -> bool {
     let Streams::Parked {
         home,
         file,
         end,
         spawns: parked_spawns,
-    } = &cell.streams
+    } = &mut cell.streams
     else {
-        return None;
+        return false;
     };
     if spawns() != *parked_spawns {
-        return None;
+        return false;
     }
-    let len = file_len(file).ok()?;
+    let Ok(len) = file_len(file) else {
+        return false;
+    };
     if len < *end {
-        return None; // emptied behind the cell's back
+        return false; // emptied behind the cell's back
     }
     if len > *end {
         let stray = Captured::whole(Arc::clone(file), *end, len);
         let _ = stray.copy_labelled("[background] ", &mut RealStderr(Arc::clone(&home.err)));
+        *end = len;
     }
-    if len < EMPTY_PARKED_AT {
-        return Some(len);
-    }
-    (Arc::strong_count(file) == 1 && late::empty(file).is_ok()).then_some(0)
+    len == 0 || (Arc::strong_count(file) == 1 && late::empty(file).is_ok())
 }
 
 impl Drop for Capture {

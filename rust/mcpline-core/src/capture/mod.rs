@@ -46,11 +46,13 @@
 //! ends, as a change made during a capture always is.
 //!
 //! And a capture that ends while stdio is protected parks (unless its call started a process,
-//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over as it is, the
-//! new capture's bytes starting where the last one's ended (the file is emptied once it holds
-//! 256 KiB and nothing reads it any more). Calls run back to back thus cost one `lseek` (at
-//! `begin`: bytes written since the last call ended belong to no call and go to the log), two
-//! `fstat` (at `finish`) and no `dup2` at all. The `fstat`s check that fds 1 and 2 still reach
+//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over, emptied
+//! (`ftruncate`, when its call printed) once nothing reads its bytes any more. Calls run back to
+//! back thus cost one `lseek` (at `begin`: bytes written since the last call ended belong to no
+//! call and go to the log), two `fstat` (at `finish`) and no `dup2` at all. (Taking the file
+//! over unemptied, the next capture starting after the last one's bytes, would save the
+//! `ftruncate`, but a truncating open during the call, `> /dev/stderr`, could then no longer be
+//! told from the call's own bytes.) The `fstat`s check that fds 1 and 2 still reach
 //! the capture file, and give its size: a tool that pointed them at its own log or closed them
 //! gets them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for
 //! work, which points them home (the `dup2` pair the finish saved), so nothing written between
@@ -134,18 +136,15 @@ enum Streams {
         home: Home,
         file: Arc<File>,
         holders: Holders,
-        /// Where this capture's bytes begin: a file taken over from a parked capture still
-        /// holds earlier calls' bytes before this offset.
-        start: u64,
-        /// Bytes at the front of the file that are not (or no longer) the capture's: up to
-        /// `start`, then up to what the cap copied to the log (see `drain`).
+        /// Bytes at the front of the file already copied to the log (see `drain`).
         drained: u64,
         /// [`spawns`] when the capture began.
         spawns: u64,
     },
-    /// Still at the file of a finished capture, which the next capture takes over (no `dup2`).
-    /// Only while stdio is protected, and only until [`settle`]. `end`: its size when its call
-    /// ended (what is beyond was written between calls); `spawns`: [`spawns`] then.
+    /// Still at the file of a finished capture, which the next capture takes over (emptied, no
+    /// `dup2`). Only while stdio is protected, and only until [`settle`]. `end`: its size when
+    /// its call ended, or when bytes written since were passed on (what is beyond was written
+    /// between calls); `spawns`: [`spawns`] when it parked.
     Parked {
         home: Home,
         file: Arc<File>,
@@ -291,15 +290,18 @@ impl Cell {
             return Ok(());
         }
         let Streams::Parked {
-            home, file, end, ..
+            home,
+            file,
+            end,
+            spawns: parked_spawns,
         } = self.take_streams()
         else {
             unreachable!("matched as parked above");
         };
         let restored = go_home(&home);
         self.set_streams(Streams::Idle { kept: Some(home) });
-        // Written while parked, between calls: by a thread, no call's own (a call that started
-        // a process never parks).
+        // Written while parked, between calls: by a thread or a process started since, no
+        // call's own (a call that started a process never parks).
         let len = file_len(&file).unwrap_or(end);
         if len > end {
             let stray = Captured::whole(Arc::clone(&file), end, len);
@@ -311,7 +313,8 @@ impl Cell {
                 file,
                 end: len,
                 label,
-                spawned: false,
+                // A process started while parked may hold the file: it is never reused then.
+                spawned: spawns() != parked_spawns,
                 late_seen: len > end,
             },
             &mut LateLog::new(home_err(&self.streams)),

@@ -33,8 +33,8 @@ const LABEL: &[u8] = b"[call still running at exit] ";
 
 /// A descriptor that reads the active capture file, or -1.
 static CAPTURE: AtomicI32 = AtomicI32::new(-1);
-/// Where the bytes of the active capture begin (before: earlier calls' bytes, or what the
-/// capture cap moved to the log, a hole of zeros now).
+/// Where the bytes of the active capture begin (what the capture cap moved to the log earlier
+/// is a hole of zeros now; while parked, the last call's bytes, already answered).
 static START: AtomicI64 = AtomicI64::new(0);
 /// A descriptor of the real stderr while fd 2 may point elsewhere, or -1 (fd 2 is the real one).
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);

@@ -5,7 +5,7 @@
 //! here through what fd 1 points at.
 
 use crate::support::{err, is_child, out, run_passing_child};
-use mcpline_core::{Capture, ProtectedStdio, is_capturing, settle};
+use mcpline_core::{Capture, ProtectedStdio, is_capturing, note_spawn, settle};
 
 const TEST: &str = "parking::parked_descriptors_never_change_what_a_capture_holds";
 
@@ -25,6 +25,33 @@ fn parked_descriptors_never_change_what_a_capture_holds() {
         assert!(!stderr.contains(captured), "{captured} leaked: {stderr}");
     }
     assert!(stderr.contains("PARKING-DONE"), "{stderr}");
+}
+
+#[test]
+fn a_file_parked_while_a_process_started_is_never_used_again() {
+    const TEST: &str = "parking::a_file_parked_while_a_process_started_is_never_used_again";
+    if is_child(TEST) {
+        let _protected = ProtectedStdio::install().expect("install");
+        let parked = quiet_then_park();
+        // A background thread starts a process that may hold the parked file.
+        note_spawn();
+        for text in ["AFTER-SPAWN-1\n", "AFTER-SPAWN-2\n"] {
+            let capture = Capture::begin().expect("begin");
+            if parked.is_some() {
+                assert_ne!(fd1(), parked, "the file a process may hold is not reused");
+            }
+            out(text);
+            assert_eq!(
+                capture.finish().expect("finish").read_all().unwrap(),
+                text.as_bytes()
+            );
+        }
+        settle().expect("settle");
+        err("SPAWN-DONE\n");
+        return;
+    }
+    let (_, stderr) = run_passing_child(TEST, b"");
+    assert!(stderr.contains("SPAWN-DONE"), "{stderr}");
 }
 
 /// What fd 1 points at (device and inode), where the platform can tell.
@@ -78,10 +105,10 @@ fn child() {
     assert_eq!(fd1(), parked, "the next capture takes the parked file over");
     assert!(capture.finish().expect("park again").is_empty());
     assert_eq!(loud("LOUD-1\n"), b"LOUD-1\n");
-    // The next capture takes the parked file over: it holds only its own bytes.
+    // The next capture takes the parked file over, emptied: it holds only its own bytes.
     assert_eq!(loud("LOUD-3\n"), b"LOUD-3\n");
 
-    // A result still being read keeps its bytes while the next capture goes on.
+    // A result still being read keeps its bytes: the next capture gets a file of its own.
     let capture = Capture::begin().expect("begin");
     out("HELD\n");
     let held = capture.finish().expect("finish");
@@ -89,8 +116,7 @@ fn child() {
     assert_eq!(held.read_all().expect("read held"), b"HELD\n");
     drop(held);
 
-    // A parked file that grew large is emptied before it is taken over, once nothing reads it;
-    // while a result still does, the next capture gets a file of its own.
+    // The same with a large result; once nothing reads it, its file is emptied and taken over.
     let big = "B".repeat(1023) + "\n";
     let capture = Capture::begin().expect("begin");
     let large = fd1();
