@@ -146,7 +146,9 @@ impl<J: Queued> JobQueue<J> {
     ///
     /// The worker never waits here: while it holds the reading turn it is the one pushing (and
     /// the only one who could make room), so a batch it reads may take the queue past its
-    /// capacity, by at most that one frame's calls.
+    /// capacity, by at most that one frame's calls. Nor does the reader thread while the worker
+    /// holds the turn: it is then finishing the frames it had buffered when the worker took the
+    /// turn (at most one read's worth), which the worker waits for.
     pub(crate) fn push(&self, job: J) {
         let mut st = lock(&self.state);
         if st.jobs.len() >= self.capacity && !st.worker_reads {
