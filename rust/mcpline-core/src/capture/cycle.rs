@@ -291,7 +291,7 @@ fn take_over_parked(cell: &mut Cell) -> bool {
     }
     if len > *end {
         let stray = Captured::whole(Arc::clone(file), *end, len);
-        let _ = stray.copy_labelled("[background] ", &mut RealStderr(Arc::clone(&home.err)));
+        let _ = stray.copy_labelled("[background] ", &mut RealStderr::on(&home.err));
         *end = len;
     }
     len == 0 || (Arc::strong_count(file) == 1 && late::empty(file).is_ok())

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use super::{Holders, LateLog, Streams, cell, file_len, home_err, is_capturing};
+use super::{Holders, LateLog, RealStderr, Streams, cell, file_len, home_err, is_capturing};
 use crate::sys;
 
 /// The default of [`set_cap`].
@@ -106,11 +106,8 @@ fn check() {
         Holders::Sole { label, .. } => format!("[{label}] "),
         Holders::Shared(overlap) => format!("[{}] ", overlap.running_labels().join(" + ")),
     };
-    let Ok(err) = sys::private_file(&home.err) else {
-        return;
-    };
     let front = super::Captured::whole(std::sync::Arc::clone(file), *drained, end);
-    let mut out = BufWriter::new(err);
+    let mut out = BufWriter::new(RealStderr::on(&home.err));
     let _ = front.copy_labelled(&label, &mut out);
     let _ = writeln!(
         out,

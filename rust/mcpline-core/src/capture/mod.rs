@@ -394,11 +394,11 @@ fn capture_file(
 }
 
 /// The saved real stderr, when fds 1 and 2 may point elsewhere (`None`: fd 2 is the real one).
-fn home_err(streams: &Streams) -> Option<&sys::SavedFd> {
+fn home_err(streams: &Streams) -> Option<&Arc<sys::SavedFd>> {
     match streams {
         Streams::Capturing { home, .. }
         | Streams::Parked { home, .. }
-        | Streams::Idle { kept: Some(home) } => Some(&*home.err),
+        | Streams::Idle { kept: Some(home) } => Some(&home.err),
         Streams::Idle { kept: None } => None,
     }
 }
@@ -429,12 +429,12 @@ pub(crate) fn salvage(label: &str) {
     else {
         return;
     };
-    let (Ok(mut err), Ok(end)) = (sys::private_file(&home.err), file_len(file)) else {
+    let Ok(end) = file_len(file) else {
         return;
     };
     // What the cap already moved to the log is not copied again.
     let held = Captured::whole(Arc::clone(file), *drained, end);
-    let _ = held.copy_labelled(label, &mut err);
+    let _ = held.copy_labelled(label, &mut RealStderr::on(&home.err));
 }
 
 /// A window onto the active capture: the bytes written to fds 1 and 2 between [`Window::open`]

@@ -2,43 +2,39 @@
 //! ([`write_real_stderr`]), the labelled copies of calls' output ([`real_stderr`]) and late
 //! output ([`LateLog`]) go there, never into a running call's capture.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::{STDERR, Streams, cell};
+use super::{STDERR, cell, home_err};
 use crate::sys;
-/// The real stderr for late output, copied (`dup`) on the first write only: `home` is the saved
-/// stderr while fds 1 and 2 may point elsewhere, `None` when fd 2 is the real one.
+
+/// The real stderr for late output, found on the first write only (most calls have none):
+/// `home` is the saved stderr while fds 1 and 2 may point elsewhere, `None` when fd 2 is the
+/// real one.
 pub(super) struct LateLog<'a> {
-    home: Option<&'a sys::SavedFd>,
-    file: Option<File>,
+    home: Option<&'a Arc<sys::SavedFd>>,
+    err: Option<Option<RealStderr>>,
 }
 
 impl<'a> LateLog<'a> {
-    pub(super) const fn new(home: Option<&'a sys::SavedFd>) -> Self {
-        Self { home, file: None }
+    pub(super) const fn new(home: Option<&'a Arc<sys::SavedFd>>) -> Self {
+        Self { home, err: None }
     }
 }
 
 impl Write for LateLog<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.file.is_none() {
-            self.file = Some(match self.home {
-                Some(home) => sys::private_file(home)?,
-                None => match sys::try_save(STDERR, false)? {
-                    Some(saved) => sys::private_file(&saved)?,
-                    None => return Ok(buf.len()), // fd 2 closed: nowhere to write
-                },
-            });
+        if self.err.is_none() {
+            self.err = Some(RealStderr::of(self.home)?);
         }
-        self.file
-            .as_mut()
-            .map_or(Ok(buf.len()), |file| file.write(buf))
+        match self.err.as_mut().and_then(Option::as_mut) {
+            Some(err) => err.write(buf),
+            None => Ok(buf.len()), // fd 2 closed: nowhere to write
+        }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.as_mut().map_or(Ok(()), Write::flush)
+        Ok(())
     }
 }
 
@@ -69,20 +65,27 @@ pub fn write_real_stderr(bytes: &[u8]) -> io::Result<()> {
 ///
 /// Copying the descriptor failed.
 pub(crate) fn real_stderr() -> io::Result<Option<RealStderr>> {
-    let cell = cell();
-    Ok(match &cell.streams {
-        Streams::Capturing { home, .. }
-        | Streams::Parked { home, .. }
-        | Streams::Idle { kept: Some(home) } => Some(RealStderr(Arc::clone(&home.err))),
-        // fd 2 is home: a copy of it is the real stderr.
-        Streams::Idle { kept: None } => {
-            sys::try_save(STDERR, false)?.map(|saved| RealStderr(Arc::new(saved)))
-        }
-    })
+    RealStderr::of(home_err(&cell().streams))
 }
 
 /// A writer on the real stderr (see [`real_stderr`]).
-pub(crate) struct RealStderr(pub(super) Arc<sys::SavedFd>);
+pub(crate) struct RealStderr(Arc<sys::SavedFd>);
+
+impl RealStderr {
+    /// On the cell's saved stderr (no system call).
+    pub(super) fn on(home: &Arc<sys::SavedFd>) -> Self {
+        Self(Arc::clone(home))
+    }
+
+    /// On `home`, the cell's saved stderr (no system call), or when fd 2 is home (`None`) on a
+    /// copy of fd 2; `None` when fd 2 is closed.
+    pub(super) fn of(home: Option<&Arc<sys::SavedFd>>) -> io::Result<Option<Self>> {
+        Ok(match home {
+            Some(home) => Some(Self::on(home)),
+            None => sys::try_save(STDERR, false)?.map(|saved| Self(Arc::new(saved))),
+        })
+    }
+}
 
 impl Write for RealStderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
