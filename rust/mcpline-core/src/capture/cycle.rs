@@ -210,24 +210,31 @@ fn own_bytes(file: Arc<File>, drained: u64, len: u64) -> Captured {
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
-    let holders = Holders::Sole { member, label };
-    if take_over_parked(cell) {
+    let (home, file) = if take_over_parked(cell) {
         let Streams::Parked { home, file, .. } = cell.take_streams() else {
             unreachable!("take_over_parked checked it is parked");
         };
-        cell.set_streams(Streams::Capturing {
-            home,
-            file: Arc::clone(&file),
-            holders,
-            drained: 0,
-            spawns: spawns(),
-        });
-        return Ok(Capture {
-            file: Some(file),
-            member,
-        });
-    }
-    // Written to since it was parked: unpark, passing those bytes on.
+        (home, file)
+    } else {
+        redirect_to_a_capture_file(cell)?
+    };
+    cell.set_streams(Streams::Capturing {
+        home,
+        file: Arc::clone(&file),
+        holders: Holders::Sole { member, label },
+        drained: 0,
+        spawns: spawns(),
+    });
+    Ok(Capture {
+        file: Some(file),
+        member,
+    })
+}
+
+/// Points fds 1 and 2 at a capture file (a kept one, emptied, or a fresh one), unparking them
+/// first; answers where they go back and the file. Nothing is left redirected on an error.
+fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>), CaptureError> {
+    // A parked file not taken over (a process may hold it, a result still reads it): unpark.
     cell.unpark()?;
     // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
     let home = match cell.take_streams() {
@@ -253,17 +260,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         let _ = sys::restore(STDERR, &home.err);
         return Err(error);
     }
-    cell.set_streams(Streams::Capturing {
-        home,
-        file: Arc::clone(&file),
-        holders,
-        drained: 0,
-        spawns: spawns(),
-    });
-    Ok(Capture {
-        file: Some(file),
-        member,
-    })
+    Ok((home, file))
 }
 
 /// Whether fds 1 and 2 are parked on a file the next capture can take over, emptied. Not when
