@@ -16,12 +16,13 @@ fn parked_descriptors_never_change_what_a_capture_holds() {
     }
     let (stdout, stderr) = run_passing_child(TEST, b"");
     assert!(stderr.contains("BETWEEN-CALLS\n"), "{stderr}");
+    assert_eq!(stderr.matches("STRAY-ONCE").count(), 1, "{stderr}");
     assert!(stderr.contains("AFTER-UNPARK\n"), "{stderr}");
     assert!(
         stdout.contains("AFTER-PROTECTION\n"),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    for captured in ["LOUD-1", "LOUD-2", "LOUD-3", "LOUD-4", "HELD"] {
+    for captured in ["LOUD-1", "LOUD-2", "LOUD-3", "LOUD-4", "LOUD-5", "HELD"] {
         assert!(!stderr.contains(captured), "{captured} leaked: {stderr}");
     }
     assert!(stderr.contains("PARKING-DONE"), "{stderr}");
@@ -114,6 +115,16 @@ fn child() {
     let held = capture.finish().expect("finish");
     assert_eq!(loud("LOUD-4\n"), b"LOUD-4\n");
     assert_eq!(held.read_all().expect("read held"), b"HELD\n");
+    drop(held);
+
+    // Bytes written between calls reach the real stderr once, also when the parked file they
+    // landed in cannot be taken over (a result still reads it).
+    let capture = Capture::begin().expect("begin");
+    out("HELD-2\n");
+    let held = capture.finish().expect("finish");
+    err("STRAY-ONCE\n");
+    assert_eq!(loud("LOUD-5\n"), b"LOUD-5\n");
+    assert_eq!(held.read_all().expect("read held"), b"HELD-2\n");
     drop(held);
 
     // The same with a large result; once nothing reads it, its file is emptied and taken over.
