@@ -30,15 +30,18 @@ class WineServer:
     """``wine python.exe windows_server.py`` with a JSON-line client on its stdin and stdout.
 
     Under wine 8 the standard streams of python.exe must be pipes, so stderr is a pipe too, read
-    into ``stderr_lines`` by a thread. Every stdout line is kept in ``stdout_lines``.
+    into ``stderr_lines`` by a thread. Every stdout line is kept in ``stdout_lines``. Started as
+    a host starts it: without ``PYTHONUNBUFFERED`` (which wine would pass on).
     """
 
     def __init__(self, python: str, args: list[str]) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
         self.proc = subprocess.Popen(
             ["wine", python, windows_path(SERVER), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            env=env,
         )
         self.stdout_lines: list[bytes] = []
         self.stderr_chunks: list[bytes] = []
