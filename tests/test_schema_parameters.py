@@ -349,15 +349,15 @@ def test_nested_containers_are_recursed() -> None:
 @pytest.mark.parametrize("annotation", [Optional[int], Union[int, None], int | None])
 def test_optional_int_accepts_null(annotation: Any) -> None:
     schema = shape_with(annotation).input_schema
-    assert schema["properties"]["x"] == {"type": ["integer", "null"]}
+    assert schema["properties"]["x"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
     assert accepts(schema, {"x": None})
     assert accepts(schema, {"x": 4})
     assert not accepts(schema, {"x": "4"})
 
 
-def test_union_of_primitives_lists_the_types() -> None:
+def test_union_of_primitives_is_any_of_each_type() -> None:
     schema = shape_with(Union[int, str]).input_schema
-    assert schema["properties"]["x"] == {"type": ["integer", "string"]}
+    assert schema["properties"]["x"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
     assert not accepts(schema, {"x": 1.5})
 
 
@@ -390,10 +390,9 @@ def test_string_literal_is_a_typed_enum() -> None:
     assert not accepts(schema, {"x": "up"})
 
 
-def test_mixed_literal_lists_every_value_type() -> None:
+def test_mixed_literal_is_an_enum_without_a_type_list() -> None:
     prop = property_of(Literal[1, "one", None])
-    assert prop["enum"] == [1, "one", None]
-    assert prop["type"] == ["integer", "string", "null"]
+    assert prop == {"enum": [1, "one", None]}
 
 
 def test_enum_parameter_accepts_member_values() -> None:
@@ -654,7 +653,10 @@ def test_string_annotations_are_resolved_in_the_function_module(load_module: Mod
     shape = describe(module.tool, context_types=(FakeContext,))
     assert shape.context_param == "ctx"
     assert shape.input_schema["properties"]["box"]["properties"] == {"size": {"type": "integer"}}
-    assert shape.input_schema["properties"]["n"] == {"type": ["integer", "null"], "default": None}
+    assert shape.input_schema["properties"]["n"] == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "default": None,
+    }
     assert shape.output_schema is not None
 
 

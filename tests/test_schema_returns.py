@@ -103,7 +103,7 @@ def test_content_return_types_give_no_output_schema(annotation: Any) -> None:
         (float, {"type": "number"}, 2.5),
         (bool, {"type": "boolean"}, True),
         (list[str], {"type": "array", "items": {"type": "string"}}, ["a", "b"]),
-        (Optional[int], {"type": ["integer", "null"]}, None),
+        (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}, None),
         (Color, {"enum": ["red", "blue"], "type": "string"}, Color.BLUE),
         (tuple[int, int], None, (1, 2)),
     ],

@@ -310,5 +310,10 @@ def annotated_description(annotation: Any) -> str | None:
 
 
 def format_annotation(annotation: Any) -> str:
-    """``annotation`` as error messages show it."""
+    """``annotation`` as error messages show it (builtin classes without importing
+    ``inspect``: every tool's declared result type is written once at registration)."""
+    if isinstance(annotation, (types.GenericAlias, types.UnionType)):
+        return repr(annotation)  # what inspect.formatannotation writes for these
+    if is_plain_class(annotation) and annotation.__module__ == "builtins":
+        return str(annotation.__qualname__)
     return inspect.formatannotation(annotation)

@@ -123,8 +123,8 @@ def _enum_schema(values: list[Any]) -> Schema:
     if "integer" in kinds and "number" in kinds:
         kinds.remove("integer")
     schema: Schema = {"enum": values}
-    if kinds:
-        schema["type"] = kinds[0] if len(kinds) == 1 else kinds
+    if len(kinds) == 1:  # values of several types: the enum alone says it (no type lists)
+        schema["type"] = kinds[0]
     return schema
 
 
@@ -257,15 +257,13 @@ class Builder:
         return schema
 
     def _union(self, args: tuple[Any, ...]) -> Schema:
-        members = [self.schema(a) for a in args]
-        kinds: list[str] = []
-        for member in members:
-            kind = member.get("type")
-            if len(member) != 1 or not isinstance(kind, str):
-                return {"anyOf": members}
-            if kind not in kinds:
-                kinds.append(kind)
-        return {"type": kinds[0] if len(kinds) == 1 else kinds}
+        """Every union (``T | None`` included) is ``anyOf``, the one form all clients read."""
+        members: list[Schema] = []
+        for arg in args:
+            member = self.schema(arg)
+            if member not in members:
+                members.append(member)
+        return members[0] if len(members) == 1 else {"anyOf": members}
 
     # -- classes ---------------------------------------------------------------------------
 

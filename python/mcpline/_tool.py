@@ -75,7 +75,8 @@ class ToolShape(Value):
 
     ``input_schema`` and ``output_schema`` are built afresh by each ``describe`` call;
     ``wraps_output`` says that the tool's return value must be sent as ``{"result": value}``
-    because its schema is not an object schema. ``param_types`` holds the resolved annotation
+    because its schema is not an object schema; ``output_type`` names the declared result type
+    (for the error about a result that breaks it). ``param_types`` holds the resolved annotation
     of each parameter, in signature order (``object`` where there is none).
     """
 
@@ -86,6 +87,7 @@ class ToolShape(Value):
         "is_async",
         "name",
         "output_schema",
+        "output_type",
         "param_types",
         "wraps_output",
     )
@@ -93,6 +95,7 @@ class ToolShape(Value):
     description: str | None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
+    output_type: str | None
     wraps_output: bool
     context_param: str | None
     is_async: bool
@@ -210,6 +213,7 @@ def describe(
         description=description if description is not None else doc_summary,
         input_schema=input_schema,
         output_schema=result_schema,
+        output_type=None if result_schema is None else format_annotation(returns),
         wraps_output=wraps,
         context_param=context_param,
         is_async=info.is_async,

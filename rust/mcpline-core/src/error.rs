@@ -63,6 +63,18 @@ pub enum ServerError {
         #[source]
         source: crate::validate::SchemaError,
     },
+    /// A strict tool's output schema cannot be compiled.
+    #[error(
+        "the outputSchema of tool {tool:?} is not usable: {source} (register it with \
+         strict=False to send its results unchecked)"
+    )]
+    BadOutputSchema {
+        /// The tool.
+        tool: String,
+        /// Why the validator could not compile it.
+        #[source]
+        source: crate::validate::SchemaError,
+    },
     /// The transport failed.
     #[error(transparent)]
     Transport(#[from] TransportError),

@@ -69,6 +69,13 @@ impl Bracket {
                 tool.spec.name
             ));
         }
+        if !output.is_error {
+            if let Some(results) = &tool.results {
+                if let Err(problems) = results.check(output.structured.as_ref()) {
+                    output = mismatched_result(tool, &problems);
+                }
+            }
+        }
         let Some(capture) = self.capture else {
             return output;
         };
@@ -97,6 +104,21 @@ impl Bracket {
         }
         output
     }
+}
+
+/// The error result (and log line) for a result that breaks the tool's declared contract.
+fn mismatched_result(tool: &RegisteredTool, problems: &str) -> ToolOutput {
+    let declared = tool
+        .spec
+        .output_type
+        .as_deref()
+        .map_or_else(|| "outputSchema".to_owned(), |t| format!("return type {t}"));
+    let text = format!(
+        "Tool {:?} returned a result that does not match its declared {declared}:\n{problems}",
+        tool.spec.name
+    );
+    log_line(&text);
+    ToolOutput::error(text)
 }
 
 /// Runs `tool` with validated `arguments`: whatever it prints is captured (per its output mode),

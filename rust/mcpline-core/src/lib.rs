@@ -70,4 +70,4 @@ pub use tool::{
 pub use transport::{
     MemoryClient, MemoryTransport, StdioTransport, Transport, memory_pair, memory_pair_with_cap,
 };
-pub use validate::{ArgumentValidator, SchemaError};
+pub use validate::{ArgumentValidator, ResultValidator, SchemaError};

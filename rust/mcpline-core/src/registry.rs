@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use crate::error::ServerError;
 use crate::tool::{ToolHandler, ToolSpec, is_valid_tool_name};
-use crate::validate::ArgumentValidator;
+use crate::validate::{ArgumentValidator, ResultValidator};
 
 /// A tool as the server keeps it; queued calls share it (`Arc`), never copy its schemas.
 pub(crate) struct RegisteredTool {
     pub(crate) spec: ToolSpec,
     pub(crate) name: Arc<str>,
     pub(crate) validator: ArgumentValidator,
+    /// Checks results against the `outputSchema` (strict tools that declare one).
+    pub(crate) results: Option<ResultValidator>,
     pub(crate) handler: Arc<dyn ToolHandler>,
 }
 
@@ -23,7 +25,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Registers a tool: the name must follow the naming rule and be new, and the input schema
-    /// must compile.
+    /// (and the output schema of a strict tool) must compile.
     pub(crate) fn add(
         &mut self,
         spec: ToolSpec,
@@ -42,6 +44,17 @@ impl Registry {
                     source,
                 }
             })?;
+        let results = match &spec.output_schema {
+            Some(schema) if spec.strict => {
+                Some(ResultValidator::new(schema).map_err(|source| {
+                    ServerError::BadOutputSchema {
+                        tool: spec.name.clone(),
+                        source,
+                    }
+                })?)
+            }
+            _ => None,
+        };
         let name: Arc<str> = Arc::from(spec.name.as_str());
         self.tools.insert(
             spec.name.clone(),
@@ -49,6 +62,7 @@ impl Registry {
                 spec,
                 name,
                 validator,
+                results,
                 handler,
             }),
         );

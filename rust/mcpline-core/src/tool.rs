@@ -59,11 +59,17 @@ pub struct ToolSpec {
     pub description: Option<String>,
     /// JSON Schema (2020-12) of the arguments object.
     pub input_schema: Value,
-    /// JSON Schema of `structuredContent` (an object schema), when the tool returns data.
+    /// JSON Schema of `structuredContent` (an object schema), when the tool returns data. With
+    /// `strict`, every result is checked against it and one that does not match becomes an
+    /// error result.
     pub output_schema: Option<Value>,
+    /// The declared result type as its author wrote it (`int | None`), named in the error
+    /// about a result that does not match `output_schema`.
+    pub output_type: Option<String>,
     /// Behaviour hints.
     pub hints: ToolHints,
-    /// Reject unknown argument keys (true) or drop them (false).
+    /// Reject unknown argument keys and check results against `output_schema` (true), or drop
+    /// unknown keys and send results unchecked (false).
     pub strict: bool,
     /// What to do with what the tool prints; `None` uses the server default.
     pub output: Option<OutputMode>,
@@ -81,6 +87,7 @@ impl ToolSpec {
             description: None,
             input_schema,
             output_schema: None,
+            output_type: None,
             hints: ToolHints::default(),
             strict: true,
             output: None,

@@ -264,18 +264,66 @@ fn wrap(value: Value, always: bool) -> Value {
     Value::Object(obj)
 }
 
-/// Turns a tool's return value into a result.
+/// How a tool's return value becomes a result, from its declared return type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultShape {
+    /// No `outputSchema`: `None` is an empty result, a `str` is text, other data is sent as
+    /// JSON text and (from 2025-06-18) `structuredContent`.
+    Content,
+    /// An object `outputSchema`: every value is structured, as it is.
+    Object,
+    /// `{"result": ...}` around a non-object type: every value, `None` and `str` too, is sent
+    /// wrapped.
+    Wrapped,
+}
+
+impl ResultShape {
+    /// The shape for a tool with `output_schema` whose values must be wrapped (`wraps`).
+    pub(crate) fn of(has_schema: bool, wraps: bool) -> Self {
+        match (has_schema, wraps) {
+            (false, _) => Self::Content,
+            (true, false) => Self::Object,
+            (true, true) => Self::Wrapped,
+        }
+    }
+
+    /// `value` as `structuredContent`: wrapped as `{"result": value}` where the schema says so
+    /// (and, without a schema, when it is not an object); as it is under an object schema, which
+    /// the core checks it against.
+    fn structure(self, value: Value) -> Value {
+        match self {
+            Self::Content => wrap(value, false),
+            Self::Object => value,
+            Self::Wrapped => wrap(value, true),
+        }
+    }
+}
+
+/// Turns a tool's return value into a result. Values a tool with an `outputSchema` returns
+/// are always structured, so that the core can check them against it.
 pub(crate) fn to_output(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
-    wraps_output: bool,
+    shape: ResultShape,
     kinds: &Kinds,
 ) -> PyResult<ToolOutput> {
     if obj.is_none() {
-        return Ok(ToolOutput::default());
+        if shape == ResultShape::Content {
+            return Ok(ToolOutput::default());
+        }
+        return Ok(ToolOutput {
+            content: vec![Content::Text("null".to_owned())],
+            structured: Some(shape.structure(Value::Null)),
+            is_error: false,
+        });
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(ToolOutput::text(s.to_str()?));
+        let text = s.to_str()?;
+        let mut output = ToolOutput::text(text);
+        if shape != ResultShape::Content {
+            output.structured = Some(shape.structure(Value::from(text)));
+        }
+        return Ok(output);
     }
     if obj.is_instance(kinds.tool_result.bind(py))? {
         let mut out = ToolOutput {
@@ -310,7 +358,7 @@ pub(crate) fn to_output(
     let text = value.to_string();
     Ok(ToolOutput {
         content: vec![Content::Text(text)],
-        structured: Some(wrap(value, wraps_output)),
+        structured: Some(shape.structure(value)),
         is_error: false,
     })
 }

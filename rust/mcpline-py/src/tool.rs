@@ -10,7 +10,9 @@ use pyo3::types::PyString;
 use serde_json::Value;
 
 use crate::context::PyContext;
-use crate::convert::{Kinds, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output};
+use crate::convert::{
+    Kinds, ResultShape, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output,
+};
 use crate::interrupt::Interrupt;
 use crate::streams::{as_current_call, flush_python_streams};
 
@@ -27,6 +29,7 @@ pub(crate) struct ToolShape<'py> {
     description: Option<String>,
     input_schema: Bound<'py, PyAny>,
     output_schema: Option<Bound<'py, PyAny>>,
+    output_type: Option<String>,
     wraps_output: bool,
     context_param: Option<Py<PyString>>,
 }
@@ -51,7 +54,7 @@ pub(crate) struct PyTool {
     context_param: Option<Py<PyString>>,
     /// For `async def` tools: the server's runner (`runner.start(coroutine, ctx, done)`).
     runner: Option<Py<PyAny>>,
-    wraps_output: bool,
+    shape: ResultShape,
     /// Top-level parameters whose schema type is `integer`.
     integer_params: Vec<String>,
     kinds: Arc<Kinds>,
@@ -73,6 +76,7 @@ impl PyTool {
         spec.description = shape.description;
         spec.title = options.title;
         spec.output_schema = shape.output_schema.as_ref().map(py_to_json).transpose()?;
+        spec.output_type = shape.output_type;
         spec.hints = ToolHints {
             read_only: options.read_only,
             destructive: options.destructive,
@@ -90,7 +94,7 @@ impl PyTool {
             func,
             context_param: shape.context_param,
             runner,
-            wraps_output: shape.wraps_output,
+            shape: ResultShape::of(spec.output_schema.is_some(), shape.wraps_output),
             integer_params: integer_params(&spec.input_schema),
             kinds,
             interrupt,
@@ -105,7 +109,7 @@ impl PyTool {
             kwargs.set_item(name.bind(py), c)?;
         }
         let value = self.func.bind(py).call((), Some(&kwargs))?;
-        to_output(py, &value, self.wraps_output, &self.kinds)
+        to_output(py, &value, self.shape, &self.kinds)
     }
 
     /// Calls the `async def` function and hands its coroutine to the runner, which calls
@@ -216,7 +220,7 @@ impl ToolHandler for PyTool {
         Python::attach(|py| {
             let completion = Completion {
                 done: Mutex::new(Some(done)),
-                wraps_output: self.wraps_output,
+                shape: self.shape,
                 kinds: Arc::clone(&self.kinds),
                 interrupt: Arc::clone(&self.interrupt),
             };
@@ -240,7 +244,7 @@ impl ToolHandler for PyTool {
 #[pyclass(frozen, module = "mcpline._core")]
 pub(crate) struct Completion {
     done: Mutex<Option<Done>>,
-    wraps_output: bool,
+    shape: ResultShape,
     kinds: Arc<Kinds>,
     interrupt: Arc<Interrupt>,
 }
@@ -267,7 +271,7 @@ impl Completion {
             ToolOutput::error("the call was cancelled")
         } else {
             match task.call_method0(intern!(py, "result")) {
-                Ok(value) => to_output(py, &value, self.wraps_output, &self.kinds)
+                Ok(value) => to_output(py, &value, self.shape, &self.kinds)
                     .unwrap_or_else(|err| explain(py, &err, &self.kinds, &self.interrupt)),
                 Err(err) => explain(py, &err, &self.kinds, &self.interrupt),
             }
@@ -276,18 +280,30 @@ impl Completion {
     }
 }
 
-/// Top-level properties declared `"type": "integer"` (alone or with `"null"`).
+/// Top-level properties declared `"type": "integer"` (alone, in a type list, or as one of
+/// the `anyOf` members of a union such as `int | None`).
 fn integer_params(schema: &Value) -> Vec<String> {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
     props
         .iter()
-        .filter(|(_, s)| match s.get("type") {
-            Some(Value::String(t)) => t == "integer",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
-            _ => false,
-        })
+        .filter(|(_, s)| allows_integer(s))
         .map(|(k, _)| k.clone())
         .collect()
+}
+
+fn allows_integer(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+        _ => schema
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .is_some_and(|members| {
+                members
+                    .iter()
+                    .any(|m| m.get("type") == Some(&Value::from("integer")))
+            }),
+    }
 }

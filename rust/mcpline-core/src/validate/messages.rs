@@ -8,7 +8,8 @@ use jsonschema::{JsonType, ValidationError};
 use serde_json::{Map, Value};
 
 use super::limits::{
-    MAX_LISTED_NAMES, MAX_LISTED_UNKNOWN, MAX_SUGGESTION_KEY_CHARS, MIN_SIMILARITY,
+    MAX_COUNTED_PROBLEMS, MAX_LINES, MAX_LISTED_NAMES, MAX_LISTED_UNKNOWN,
+    MAX_SUGGESTION_KEY_CHARS, MIN_SIMILARITY,
 };
 use super::render::{
     Subject, char_len, plural, quote, quote_list, short, subject_name, truncate_line, type_kinds,
@@ -78,20 +79,90 @@ pub(super) fn unknown_message(
     truncate_line(message)
 }
 
+/// The lines explaining a failed validation: one per distinct problem, at most [`MAX_LINES`],
+/// the last saying how many more there were.
+pub(super) struct Problems {
+    lines: Vec<String>,
+    count: usize,
+}
+
+impl Problems {
+    /// Describes `errors` (stopping after [`MAX_COUNTED_PROBLEMS`]).
+    pub(super) fn collect<'a>(
+        schema: &Value,
+        subject: Subject,
+        errors: impl Iterator<Item = ValidationError<'a>>,
+    ) -> Self {
+        let mut problems = Self {
+            lines: Vec::new(),
+            count: 0,
+        };
+        for error in errors {
+            let mut described = Vec::new();
+            describe(schema, subject, &error, &mut described);
+            for line in described {
+                if !problems.lines.contains(&line) {
+                    problems.count += 1;
+                    if problems.lines.len() < MAX_LINES {
+                        problems.lines.push(line);
+                    }
+                }
+            }
+            if problems.count >= MAX_COUNTED_PROBLEMS {
+                break;
+            }
+        }
+        problems
+    }
+
+    /// Puts one more problem in front of the others.
+    pub(super) fn put_first(&mut self, line: String) {
+        self.count += 1;
+        self.lines.insert(0, line);
+    }
+
+    /// The lines joined, or `None` when the validator named no problem.
+    pub(super) fn into_message(mut self) -> Option<String> {
+        if self.lines.is_empty() {
+            return None;
+        }
+        if self.count > MAX_LINES {
+            self.lines.truncate(MAX_LINES - 1);
+            let hidden = self.count - self.lines.len();
+            let more = if self.count >= MAX_COUNTED_PROBLEMS {
+                "at least "
+            } else {
+                ""
+            };
+            self.lines.push(format!(
+                "... and {more}{hidden} more problem{}",
+                plural(hidden)
+            ));
+        }
+        Some(self.lines.join("\n"))
+    }
+}
+
 /// Turns one validator error into one or more lines.
 ///
 /// `schema` is the tool's schema, where the properties allowed next to a failing
 /// `additionalProperties` are looked up for suggestions.
-pub(super) fn describe(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<String>) {
-    let subject = Subject::Arguments;
+pub(super) fn describe(
+    schema: &Value,
+    subject: Subject,
+    error: &ValidationError<'_>,
+    out: &mut Vec<String>,
+) {
     let path = error.instance_path().as_str();
     let value = error.instance();
     let line = match error.kind() {
-        ValidationErrorKind::Required { property } if path.is_empty() => {
+        ValidationErrorKind::Required { property }
+            if path.is_empty() && subject == Subject::Arguments =>
+        {
             format!("missing required argument {}", short(property))
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            describe_alternatives(schema, error, context, out);
+            describe_alternatives(schema, subject, error, context, out);
             return;
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
@@ -125,11 +196,11 @@ pub(super) fn describe(schema: &Value, error: &ValidationError<'_>, out: &mut Ve
 /// are folded into a type list; a single remaining alternative is explained in full.
 fn describe_alternatives(
     schema: &Value,
+    subject: Subject,
     error: &ValidationError<'_>,
     context: &[Vec<ValidationError<'static>>],
     out: &mut Vec<String>,
 ) {
-    let subject = Subject::Arguments;
     let here = error.instance_path().as_str();
     let name = subject_name(here, subject);
     let mut types: Vec<JsonType> = Vec::new();
@@ -163,7 +234,7 @@ fn describe_alternatives(
         [only] if !only.is_empty() => {
             let start = out.len();
             for e in *only {
-                describe(schema, e, out);
+                describe(schema, subject, e, out);
             }
             if !types.is_empty() {
                 if let Some(first) = out.get_mut(start) {
@@ -190,7 +261,7 @@ fn describe_alternatives(
             for alternative in others {
                 let mut described = Vec::new();
                 if let Some(e) = alternative.first() {
-                    describe(schema, e, &mut described);
+                    describe(schema, subject, e, &mut described);
                 }
                 if let Some(text) = described.first() {
                     line.push_str(if first { ": " } else { "; or " });

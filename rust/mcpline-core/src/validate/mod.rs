@@ -29,14 +29,15 @@ mod messages;
 mod names;
 mod refs;
 mod render;
+mod result;
 mod schema;
 
 pub use error::SchemaError;
-use limits::{MAX_COUNTED_PROBLEMS, MAX_LINES};
-use messages::{describe, unknown_message};
+use messages::{Problems, unknown_message};
 use names::Declared;
 use refs::{NoRemoteRetrieval, check_no_remote_refs};
-use render::{kind_with_article, plural};
+use render::{Subject, kind_with_article};
+pub use result::ResultValidator;
 use schema::{check_root_type, schema_error};
 
 /// What happens to argument names the schema does not declare.
@@ -222,10 +223,8 @@ impl ArgumentValidator {
     /// Builds the message for arguments that failed: unknown names first, then everything the
     /// schema validator reports, one line each, capped at [`MAX_LINES`].
     fn explain(&self, tool: &str, arguments: &Value, mut unknown: Vec<String>) -> String {
-        let mut lines: Vec<String> = Vec::new();
-        let mut problems = 0_usize;
         let mut seen_unknown: HashSet<String> = unknown.iter().cloned().collect();
-        for error in self.validator.iter_errors(arguments) {
+        let errors = self.validator.iter_errors(arguments).filter(|error| {
             if error.instance_path().is_empty() {
                 if let ValidationErrorKind::AdditionalProperties { unexpected }
                 | ValidationErrorKind::UnevaluatedProperties { unexpected } = error.kind()
@@ -235,47 +234,18 @@ impl ArgumentValidator {
                             unknown.push(key.clone());
                         }
                     }
-                    continue;
+                    return false;
                 }
             }
-            let mut described = Vec::new();
-            describe(&self.schema, &error, &mut described);
-            for line in described {
-                if !lines.contains(&line) {
-                    problems += 1;
-                    if lines.len() < MAX_LINES {
-                        lines.push(line);
-                    }
-                }
-            }
-            if problems >= MAX_COUNTED_PROBLEMS {
-                break;
-            }
-        }
+            true
+        });
+        let mut problems = Problems::collect(&self.schema, Subject::Arguments, errors);
         if !unknown.is_empty() {
-            problems += 1;
-            lines.insert(
-                0,
-                unknown_message(tool, &unknown, &self.names, &self.patterns),
-            );
+            problems.put_first(unknown_message(tool, &unknown, &self.names, &self.patterns));
         }
-        if lines.is_empty() {
-            return "arguments do not match the tool's inputSchema".to_owned();
-        }
-        if problems > MAX_LINES {
-            lines.truncate(MAX_LINES - 1);
-            let hidden = problems - lines.len();
-            let more = if problems >= MAX_COUNTED_PROBLEMS {
-                "at least "
-            } else {
-                ""
-            };
-            lines.push(format!(
-                "... and {more}{hidden} more problem{}",
-                plural(hidden)
-            ));
-        }
-        lines.join("\n")
+        problems
+            .into_message()
+            .unwrap_or_else(|| "arguments do not match the tool's inputSchema".to_owned())
     }
 }
 

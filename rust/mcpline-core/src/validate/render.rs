@@ -9,10 +9,13 @@ use serde_json::Value;
 
 use super::limits::{MAX_LINE_CHARS, MAX_LINES, MAX_LISTED_UNKNOWN, MAX_VALUE_CHARS};
 
-/// Where an error message points: into the arguments or into the schema.
+/// Where an error message points: into the arguments, into a tool's result (`Wrapped`: a
+/// result sent as `{"result": value}`, whose paths start below `/result`) or into the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Subject {
     Arguments,
+    Result,
+    Wrapped,
     Schema,
 }
 
@@ -65,12 +68,19 @@ pub(super) fn quote_list(items: &[String]) -> String {
     text
 }
 
-/// `argument "a/b"` for argument paths, `#/a/b` for schema paths.
+/// `argument "a/b"` for argument paths, `result "a/b"` for result paths, `#/a/b` for schema
+/// paths.
 pub(super) fn subject_name(path: &str, subject: Subject) -> String {
-    match subject {
-        Subject::Arguments if path.is_empty() => "arguments".to_owned(),
-        Subject::Arguments => format!("argument {}", quote(path.strip_prefix('/').unwrap_or(path))),
-        Subject::Schema => fragment(path),
+    let (noun, path) = match subject {
+        Subject::Schema => return fragment(path),
+        Subject::Arguments if path.is_empty() => return "arguments".to_owned(),
+        Subject::Arguments => ("argument", path),
+        Subject::Result => ("result", path),
+        Subject::Wrapped => ("result", path.strip_prefix("/result").unwrap_or(path)),
+    };
+    match path.strip_prefix('/') {
+        None => noun.to_owned(),
+        Some(inner) => format!("{noun} {}", quote(inner)),
     }
 }
 

@@ -1,0 +1,87 @@
+//! Validation of a tool's structured result against its `outputSchema`.
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use super::SchemaError;
+use super::messages::Problems;
+use super::refs::{NoRemoteRetrieval, check_no_remote_refs};
+use super::render::{Subject, kind_with_article};
+use super::schema::{check_root_type, schema_error};
+
+/// A tool's compiled result check, built once at registration from its `outputSchema` (the
+/// same validator and the same wording as [`super::ArgumentValidator`]).
+pub struct ResultValidator {
+    validator: Validator,
+    schema: Value,
+    /// The schema is `{"result": ...}` around a non-object type: paths inside the result are
+    /// reported below `/result`.
+    subject: Subject,
+}
+
+impl std::fmt::Debug for ResultValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultValidator").finish_non_exhaustive()
+    }
+}
+
+impl ResultValidator {
+    /// Compiles an `outputSchema` (an object schema; only local references).
+    ///
+    /// # Errors
+    ///
+    /// [`SchemaError`], as for [`super::ArgumentValidator::new`].
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        let Value::Object(root) = schema else {
+            return Err(SchemaError::NotAnObject {
+                found: kind_with_article(schema),
+            });
+        };
+        check_root_type(root)?;
+        check_no_remote_refs(schema)?;
+        let validator = jsonschema::options()
+            .with_retriever(NoRemoteRetrieval)
+            .build(schema)
+            .map_err(|error| schema_error(schema, &error))?;
+        let subject = if is_wrapper(root) {
+            Subject::Wrapped
+        } else {
+            Subject::Result
+        };
+        Ok(Self {
+            validator,
+            schema: schema.clone(),
+            subject,
+        })
+    }
+
+    /// Checks a structured result (`None`: the tool returned none).
+    ///
+    /// # Errors
+    ///
+    /// One line per problem (at most ten), each naming the place in the result, for example
+    /// `result "items/2": "3" is not of type "integer"`.
+    pub fn check(&self, structured: Option<&Value>) -> Result<(), String> {
+        let Some(value) = structured else {
+            return Err("the tool returned content without a structured result".to_owned());
+        };
+        if self.validator.is_valid(value) {
+            return Ok(());
+        }
+        let errors = self.validator.iter_errors(value);
+        Err(Problems::collect(&self.schema, self.subject, errors)
+            .into_message()
+            .unwrap_or_else(|| "the result does not match the tool's outputSchema".to_owned()))
+    }
+}
+
+/// `{"type": "object", "properties": {"result": ...}, "required": ["result"]}` and nothing
+/// else that constrains: the form a non-object result is sent in.
+fn is_wrapper(root: &serde_json::Map<String, Value>) -> bool {
+    let only_result = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
+    let required = root.get("required").and_then(Value::as_array);
+    only_result && required.is_some_and(|r| r.len() == 1 && r[0] == "result")
+}
