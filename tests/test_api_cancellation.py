@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from mcpline import Context, Server
+from mcpline import Cancelled, Context, Server
 from mcpline.testing import Client
 
 server = Server("cancel")
@@ -18,11 +18,15 @@ SAW_CANCEL = threading.Event()
 def spin(ctx: Context) -> str:
     STARTED.set()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if ctx.cancelled:
-            SAW_CANCEL.set()
-            return "noticed"
-        time.sleep(0.01)
+    try:
+        while time.monotonic() < deadline:
+            if ctx.cancelled:
+                SAW_CANCEL.set()
+                return "noticed"
+            time.sleep(0.01)
+    except Cancelled:  # interrupted before it looked again
+        SAW_CANCEL.set()
+        raise
     return "finished"
 
 

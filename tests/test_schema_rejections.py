@@ -4,7 +4,7 @@ import dataclasses
 import datetime
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -162,9 +162,25 @@ def test_unresolvable_string_annotation_is_rejected_with_the_name_error() -> Non
 
 def test_unsupported_return_annotation_is_rejected() -> None:
     def produce() -> Iterator[int]:
-        yield 1
+        return iter([1])
 
     with pytest.raises(TypeError, match=r"produce.*return annotation.*Iterator"):
+        describe(produce)
+
+
+def test_a_generator_function_is_refused_with_what_to_return_instead() -> None:
+    def produce() -> Iterator[int]:
+        yield 1
+
+    with pytest.raises(TypeError, match=r"produce is a generator function.*return a list"):
+        describe(produce)
+
+
+def test_an_async_generator_function_is_refused_too() -> None:
+    async def produce() -> AsyncIterator[int]:
+        yield 1
+
+    with pytest.raises(TypeError, match=r"produce is a generator function.*return a list"):
         describe(produce)
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "__version__",
     "is_valid_tool_name",
     "note_spawn",
+    "raise_if_stopped",
 ]
 
 __version__: str
@@ -22,6 +23,7 @@ SUPPORTED_PROTOCOL_VERSIONS: list[str]
 
 def is_valid_tool_name(name: str) -> bool: ...
 def note_spawn() -> None: ...
+def raise_if_stopped() -> None: ...
 
 @final
 class Context:

@@ -50,7 +50,9 @@ EMPTY: Any = _Empty
 # Code object flags (the `inspect` constants of the same names).
 _CO_VARARGS = 0x04
 _CO_VARKEYWORDS = 0x08
+_CO_GENERATOR = 0x20
 _CO_COROUTINE = 0x80
+_CO_ASYNC_GENERATOR = 0x200
 
 
 # --------------------------------------------------------------------------------------------
@@ -62,7 +64,7 @@ class CallableInfo:
     a function, a method, a ``functools.partial``, a class or an object with ``__call__``.
     ``label`` names it in error messages."""
 
-    __slots__ = ("doc", "globalns", "is_async", "label", "name")
+    __slots__ = ("doc", "globalns", "is_async", "label", "name", "yields")
 
     def __init__(self, fn: Any) -> None:
         inner: Any = fn
@@ -86,6 +88,8 @@ class CallableInfo:
             self.is_async = _is_coroutine_function(fn) or _is_coroutine_function(call)
         else:
             raise TypeError(f"cannot describe {fn!r}: it is not callable")
+        # A generator function (sync or async): calling it runs nothing, it returns an iterator.
+        self.yields = _is_generator_function(code_owner)
         qualname = getattr(inner, "__qualname__", None) or self.name or repr(fn)
         self.label = str(qualname)
         self.globalns = _globals_of(code_owner)
@@ -102,6 +106,12 @@ def _is_coroutine_function(fn: Any) -> bool:
     if _is_plain_function(target):
         return bool(target.__code__.co_flags & _CO_COROUTINE)
     return inspect.iscoroutinefunction(fn)
+
+
+def _is_generator_function(fn: Any) -> bool:
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    flags = getattr(code, "co_flags", 0)
+    return bool(flags & (_CO_GENERATOR | _CO_ASYNC_GENERATOR))
 
 
 def _globals_of(obj: Any) -> dict[str, Any]:

@@ -35,8 +35,10 @@ class Server:
     ```
 
     ``output`` is the default for what a tool run prints (see ``tool``); ``strict=False`` makes
-    every tool drop unknown arguments instead of rejecting them. Calls of ``async def`` tools
-    run concurrently, at most ``max_concurrency`` at once; other tools run one at a time. A
+    every tool drop unknown arguments and send its results unchecked. After end of input,
+    running work has ``eof_grace`` seconds before it is stopped and the server exits. Calls
+    of ``async def`` tools run concurrently, at most ``max_concurrency`` at once; other tools
+    run one at a time. A
     call's capture holds at most ``capture_cap`` bytes: beyond that its front goes to stderr
     while the call runs.
     """
@@ -53,7 +55,7 @@ class Server:
         output: OutputMode = "error",
         strict: bool = True,
         attach_limit: int = 8 * 1024,
-        eof_grace: float = 5.0,
+        eof_grace: float = 1.5,
         max_line_bytes: int = 64 * 1024 * 1024,
         page_size: int = 100,
         max_concurrency: int = 16,
@@ -123,9 +125,11 @@ class Server:
         and a Google-style ``Args:`` docstring section); the description from the docstring. A
         parameter annotated ``Context`` receives the call's context. ``read_only``,
         ``destructive``, ``idempotent`` and ``open_world`` become MCP annotations. ``strict``
-        (default: the server's) rejects unknown arguments; ``False`` drops them. ``output``:
+        (default: the server's) rejects unknown arguments and checks results against the
+        return type; ``False`` drops unknown arguments and sends results unchecked. ``output``:
         ``"error"`` attaches what the run printed to error results, ``"result"`` to every
-        result, ``"off"`` does not capture. ``timeout`` (seconds) cancels a long call.
+        result, ``"off"`` does not capture. ``timeout`` (seconds) stops a long call: the tool
+        raises ``Cancelled`` (its ``finally`` blocks run) and the result says it timed out.
         The function is returned unchanged.
         """
         if fn is not None and not callable(fn):
@@ -196,8 +200,9 @@ class Server:
             previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         except ValueError:
             pass  # not the main thread: SIGTERM stays with whoever handles it there
-        from mcpline import _spawns, _streams
+        from mcpline import _spawns, _stopping, _streams
 
+        restore_stop_signal = _stopping.install()  # time limits and cancels stop sync tools
         _spawns.report_spawns()  # children may write to their call's capture after it ended
 
         # Calls of async tools overlap: their prints are routed through their calls.
@@ -209,6 +214,7 @@ class Server:
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
+            restore_stop_signal()
             _streams.ROUTE = False
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)

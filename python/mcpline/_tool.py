@@ -124,8 +124,8 @@ def describe(
     the request context and is left out of the schema.
 
     Raises ``TypeError`` (naming the function, the parameter and the annotation) for
-    ``*args``, ``**kwargs``, positional-only parameters and annotations that have no JSON
-    Schema equivalent.
+    generator functions (sync or async), ``*args``, ``**kwargs``, positional-only parameters
+    and annotations that have no JSON Schema equivalent.
     """
     info = CallableInfo(fn)
     tool_name = info.name if name is None else name
@@ -135,6 +135,12 @@ def describe(
             "letter (A-Z, a-z), a digit, '_', '.' or '-'"
         )
     label = info.label
+    if info.yields:
+        raise TypeError(
+            f"{label} is a generator function: a tool answers once, with its whole result; "
+            "return a list (or a str) instead of yielding items, and report progress with "
+            "ctx.progress()"
+        )
     try:
         parameters, return_annotation = signature(fn)
     except (TypeError, ValueError) as exc:

@@ -6,8 +6,12 @@ parameter metadata and rich types, time limits and cancellation of sync tools.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 
 from mcpline import Server
 
@@ -62,11 +66,63 @@ def unchecked() -> int:
     return "x"  # type: ignore[return-value]
 
 
-@server.tool
-def nap(seconds: float) -> str:
-    """Sleeps, then answers."""
-    time.sleep(seconds)
+def _guarded(marker: str, wait: Callable[[], object]) -> str:
+    """Runs ``wait``; ``marker`` records how it ended (the ``finally`` runs either way)."""
+    how = "finished"
+    try:
+        wait()
+    except BaseException as exc:
+        how = f"raised {type(exc).__name__}"
+        raise
+    finally:
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write(how)
     return "rested"
+
+
+@server.tool(timeout=0.5)
+def sleeps(marker: str, seconds: float = 30) -> str:
+    """time.sleep past its limit."""
+    return _guarded(marker, lambda: time.sleep(seconds))
+
+
+@server.tool(timeout=0.5)
+def spins(marker: str) -> str:
+    """A pure-Python loop past its limit."""
+
+    def spin() -> None:
+        while True:
+            pass
+
+    return _guarded(marker, spin)
+
+
+@server.tool(timeout=0.5)
+def waits_for_child(marker: str) -> str:
+    """subprocess.wait on a child that outlives the limit."""
+
+    def wait() -> None:
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        try:
+            child.wait()
+        finally:
+            child.kill()
+            child.wait()
+
+    return _guarded(marker, wait)
+
+
+@server.tool(timeout=0.5)
+def stuck_in_c(seconds: float) -> str:
+    """A C call that holds the GIL (libc sleep through ctypes.PyDLL) past its limit."""
+    ctypes.PyDLL(None).sleep(int(seconds))
+    return "woke"
+
+
+@server.tool
+def naps(marker: str, seconds: float = 30) -> str:
+    """time.sleep without a limit (for cancellation and end of input)."""
+    return _guarded(marker, lambda: time.sleep(seconds))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ Tools that take a ``path`` append one line per event to that file ("started", "c
 "raised Cancelled", "finished", ...), so that a test can see what ran and what the tool observed
 even when no response is ever sent for the call.
 
+A cancelled (or timed-out) sync tool raises ``mcpline.Cancelled``; the tools below that ignore
+cancellation catch it and go on.
+
 - ``sleep(seconds, path=None)``: ``time.sleep``, deaf to cancellation.
 - ``busy(seconds, path=None)``: a pure-Python loop that holds the GIL for ``seconds``.
 - ``note(path, text)``: appends ``text`` and answers it (a side effect that shows a call ran).
@@ -24,7 +27,7 @@ import asyncio
 import sys
 import time
 
-from mcpline import Context, McplineError, Server
+from mcpline import Cancelled, Context, McplineError, Server
 
 EOF_GRACE = float(sys.argv[1]) if len(sys.argv) > 1 else None
 TICK = 0.01
@@ -40,12 +43,22 @@ def _note(path: str, text: str) -> None:
         f.write(text + "\n")
 
 
+def _deaf_sleep(seconds: float) -> None:
+    """``time.sleep`` that carries on when the call is cancelled."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            time.sleep(left)
+        except Cancelled:
+            pass
+
+
 @server.tool
 def sleep(seconds: float, path: str | None = None) -> str:
     """Sleep (``time.sleep``), ignoring cancellation, then answer "slept"."""
     if path:
         _note(path, "started")
-    time.sleep(seconds)
+    _deaf_sleep(seconds)
     if path:
         _note(path, "finished")
     return "slept"
@@ -77,11 +90,15 @@ def watch_flag(path: str, seconds: float, ctx: Context) -> str:
     """Poll ctx.cancelled for up to the given seconds; stop early once it is true."""
     _note(path, "started")
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if ctx.cancelled:
-            _note(path, "cancelled")
-            return "saw the cancellation"
-        time.sleep(TICK)
+    try:
+        while time.monotonic() < deadline:
+            if ctx.cancelled:
+                _note(path, "cancelled")
+                return "saw the cancellation"
+            time.sleep(TICK)
+    except Cancelled:  # interrupted before it looked again
+        _note(path, "cancelled")
+        raise
     _note(path, "finished")
     return "finished"
 
@@ -128,7 +145,7 @@ def chatter(path: str, seconds: float, ctx: Context) -> str:
         if ctx.cancelled and not seen:
             seen = True
             _note(path, "cancelled")
-        time.sleep(0.02)
+        _deaf_sleep(0.02)
     _note(path, "finished")
     return f"{step} steps"
 

@@ -77,7 +77,8 @@ pub struct ServerConfig {
     /// Calls of concurrent (`async`) tools that may run at once (default 16); a further one
     /// waits for a running one to end, while pings, lists and cancellations are still answered.
     pub max_concurrency: usize,
-    /// How long running work may go on after end of input (default 5 s).
+    /// How long running work may go on after end of input (default 1.5 s: the official clients
+    /// wait 2 s or more before they terminate a server, so its orderly shutdown comes first).
     pub eof_grace: Duration,
     /// `ttlMs` of 2026-07-28 list and discover results (default 0: do not cache).
     pub list_ttl_ms: u64,
@@ -103,7 +104,7 @@ impl Default for ServerConfig {
             page_size: 100,
             queue_capacity: 1024,
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
-            eof_grace: Duration::from_secs(5),
+            eof_grace: Duration::from_millis(1500),
             list_ttl_ms: 0,
             output: OutputMode::Error,
             attach_limit: 8 * 1024,

@@ -24,7 +24,12 @@ struct Bracket {
 }
 
 impl Bracket {
-    fn open(tool: &RegisteredTool, ctx: &CallContext, config: &ServerConfig) -> Self {
+    fn open(
+        tool: &RegisteredTool,
+        ctx: &CallContext,
+        config: &ServerConfig,
+        early: Option<EarlyAnswer>,
+    ) -> Self {
         let mode = tool.spec.output.unwrap_or(config.output);
         let capture = if mode != OutputMode::Off && config.capture {
             tool.handler.flush_output();
@@ -41,10 +46,9 @@ impl Bracket {
             let _ = capture::settle();
             None
         };
-        let timer = tool
-            .spec
-            .timeout
-            .map(|limit| Timer::start(limit, Arc::clone(&ctx.flags)));
+        let timer = tool.spec.timeout.map(|limit| {
+            Timer::start(limit, Arc::clone(&ctx.flags), Arc::clone(&tool.name), early)
+        });
         Self {
             capture,
             timer,
@@ -122,14 +126,16 @@ fn mismatched_result(tool: &RegisteredTool, problems: &str) -> ToolOutput {
 }
 
 /// Runs `tool` with validated `arguments`: whatever it prints is captured (per its output mode),
-/// a panic becomes an error result, and a passed time limit cancels it.
+/// a panic becomes an error result, and a passed time limit cancels it (`early` answers the call
+/// if the tool does not end soon after).
 pub(crate) fn invoke(
     tool: &RegisteredTool,
     arguments: Value,
     ctx: &CallContext,
     config: &ServerConfig,
+    early: Option<EarlyAnswer>,
 ) -> ToolOutput {
-    let bracket = Bracket::open(tool, ctx, config);
+    let bracket = Bracket::open(tool, ctx, config, early);
     let forks = fork_count();
     let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
     if fork_count() != forks {
@@ -149,9 +155,10 @@ pub(crate) fn start(
     arguments: Value,
     ctx: CallContext,
     config: &ServerConfig,
+    early: Option<EarlyAnswer>,
     answer: impl FnOnce(ToolOutput) + Send + 'static,
 ) {
-    let bracket = Bracket::open(&tool, &ctx, config);
+    let bracket = Bracket::open(&tool, &ctx, config, early);
     let limit = config.attach_limit;
     let (theirs, ours) = (Arc::clone(&tool), ctx.clone());
     let done = Done::new(move |output| answer(bracket.close(&theirs, &ours, limit, output)));
@@ -214,13 +221,26 @@ fn exit_forked_child() -> ! {
     unreachable!("only unix processes fork")
 }
 
-/// Cancels a call when its time limit passes.
+/// Answers a call from the timer thread when a timed-out tool does not end.
+pub(crate) type EarlyAnswer = Box<dyn FnOnce(ToolOutput) + Send>;
+
+/// How long a timed-out call may take to end once it was told to stop, before it is answered
+/// without waiting for it (a tool stuck in code that cannot be interrupted).
+const STUCK_AFTER: Duration = Duration::from_millis(100);
+
+/// Cancels a call when its time limit passes (which stops a tool that can be interrupted);
+/// answers it itself if the tool has not ended soon after.
 struct Timer {
     stop: Arc<(Mutex<bool>, Condvar)>,
 }
 
 impl Timer {
-    fn start(limit: Duration, flags: Arc<CallFlags>) -> Self {
+    fn start(
+        limit: Duration,
+        flags: Arc<CallFlags>,
+        tool: Arc<str>,
+        early: Option<EarlyAnswer>,
+    ) -> Self {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let theirs = Arc::clone(&stop);
         let spawned = thread::Builder::new()
@@ -228,18 +248,22 @@ impl Timer {
             .spawn(move || {
                 let (m, cv) = &*theirs;
                 let deadline = Instant::now() + limit;
-                let mut stopped = lock(m);
-                while !*stopped {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        drop(stopped);
-                        flags.time_out();
-                        return;
-                    }
-                    stopped = cv
-                        .wait_timeout(stopped, deadline - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
+                if wait_until(m, cv, deadline) {
+                    return;
+                }
+                flags.time_out();
+                if wait_until(m, cv, Instant::now() + STUCK_AFTER) {
+                    return;
+                }
+                if let Some(answer) = early {
+                    let text = format!(
+                        "Tool {tool:?} timed out after {} s and was cancelled; it is still \
+                         running in code that cannot be interrupted, and its result will be \
+                         discarded",
+                        limit.as_secs_f64()
+                    );
+                    log_line(&text);
+                    answer(ToolOutput::error(text));
                 }
             });
         if let Err(e) = spawned {
@@ -247,6 +271,22 @@ impl Timer {
         }
         Self { stop }
     }
+}
+
+/// Waits until the flag is set (true) or `deadline` passes (false).
+fn wait_until(m: &Mutex<bool>, cv: &Condvar, deadline: Instant) -> bool {
+    let mut stopped = lock(m);
+    while !*stopped {
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        stopped = cv
+            .wait_timeout(stopped, deadline - now)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    true
 }
 
 impl Drop for Timer {

@@ -60,6 +60,7 @@ pub use context::CallContext;
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
 pub use jsonrpc::{ErrorCode, IntId, RequestId};
+pub use log::log_line;
 pub use protocol::{Feature, HANDSHAKE_REVISIONS, LogLevel, Revision, STATELESS_REVISIONS};
 pub use server::Server;
 pub use sync::lock;

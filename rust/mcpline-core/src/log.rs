@@ -2,7 +2,7 @@
 
 /// Writes one `[mcpline] ...` line to the real stderr (the host's log), also while a capture holds
 /// fd 2.
-pub(crate) fn log_line(text: &str) {
+pub fn log_line(text: &str) {
     let mut line = String::with_capacity(text.len() + 10);
     line.push_str("[mcpline] ");
     line.push_str(text);

@@ -6,6 +6,7 @@ mod convert;
 mod errors;
 mod interrupt;
 mod server;
+mod stop;
 mod streams;
 mod tool;
 
@@ -25,6 +26,8 @@ mod _core {
     use crate::context::PyContext;
     #[pymodule_export]
     use crate::server::{MemorySession, PyServer};
+    #[pymodule_export]
+    use crate::stop::raise_if_stopped;
     #[pymodule_export]
     use crate::tool::is_valid_tool_name;
 

@@ -14,6 +14,7 @@ use crate::convert::{
     Kinds, ResultShape, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output,
 };
 use crate::interrupt::Interrupt;
+use crate::stop::Running;
 use crate::streams::{as_current_call, flush_python_streams};
 
 /// Whether `name` follows the tool-name rule (1-64 characters of `A-Z a-z 0-9 _ - .`).
@@ -195,10 +196,13 @@ impl ToolHandler for PyTool {
         Python::attach(|py| {
             // The call's own prints include the traceback `explain` prints.
             let ran = as_current_call(py, ctx, || {
-                Ok(match self.run(py, &arguments, ctx) {
+                let running = Running::enter(py, ctx)?;
+                let output = match self.run(py, &arguments, ctx) {
                     Ok(output) => output,
                     Err(err) => self.explain(py, &err),
-                })
+                };
+                running.leave(py);
+                Ok(output)
             });
             ran.unwrap_or_else(|err| self.explain(py, &err))
         })

@@ -19,7 +19,7 @@ use crate::config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
 use crate::context::CallContext;
 use crate::flags::CallFlags;
 use crate::framing::Inbound;
-use crate::invoke::{self, invoke};
+use crate::invoke::{self, EarlyAnswer, invoke};
 use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_frame, sniff_id};
 use crate::lifecycle::ParentWatch;
 use crate::log::log_line;
@@ -437,6 +437,12 @@ impl Session {
             job.client_info,
             job.log_level,
         );
+        // With a time limit: how the timer answers a call that does not end once told to stop.
+        let early = tool.spec.timeout.map(|_| {
+            let me = Arc::clone(self);
+            let (id, flags, revision) = (job.id.clone(), Arc::clone(&job.flags), job.revision);
+            Box::new(move |output| me.answer(&id, &flags, revision, output)) as EarlyAnswer
+        });
         let output = match tool.validator.check(&tool.spec.name, job.arguments) {
             Ok(arguments) if tool.handler.concurrent() => {
                 if !self
@@ -448,13 +454,13 @@ impl Session {
                 let me = Arc::clone(self);
                 let (id, flags, revision) = (job.id, job.flags, job.revision);
                 let tool = Arc::clone(tool);
-                invoke::start(tool, arguments, ctx, &self.config, move |output| {
+                invoke::start(tool, arguments, ctx, &self.config, early, move |output| {
                     me.answer(&id, &flags, revision, output);
                     me.queue.end_concurrent(&flags);
                 });
                 return;
             }
-            Ok(arguments) => invoke(tool, arguments, &ctx, &self.config),
+            Ok(arguments) => invoke(tool, arguments, &ctx, &self.config, early),
             Err(message) => ToolOutput::error(message),
         };
         self.answer(&job.id, &job.flags, job.revision, output);
