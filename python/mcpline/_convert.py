@@ -1,7 +1,9 @@
 """Turn validated JSON arguments back into the Python types a tool's signature asks for.
 
-Only parameters annotated with an Enum, a dataclass, a pydantic model, a tuple or a set (or
-containers of those) need it; tools with plain JSON parameters are called directly.
+Only parameters annotated with an Enum, a dataclass, a pydantic model, a tuple or a set, one of
+the standard-library types of ``_stdtypes`` (dates, UUIDs, paths, bytes ...), or containers of
+those, need it; tools with plain JSON parameters are called directly. A value the type refuses
+(``"yesterday"`` for a ``date``) is an error result naming the argument.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import typing
 from collections import abc
 from collections.abc import Callable
 from typing import Any
+
+from mcpline._results import ToolError
+from mcpline._stdtypes import parser_for
 
 Converter = Callable[[Any], Any]
 
@@ -33,6 +38,9 @@ def converter_for(annotation: Any) -> Converter | None:
             return lambda v: None if v is None else conv(v)
         return _union(parts)
     if isinstance(annotation, type):
+        parse = parser_for(annotation)
+        if parse is not None:
+            return parse
         if issubclass(annotation, enum.Enum):
             return annotation
         if dataclasses.is_dataclass(annotation):
@@ -96,16 +104,27 @@ def _dataclass(cls: type) -> Converter:
 
 
 def wrap_callable(
-    fn: Callable[..., Any], converters: dict[str, Converter], is_async: bool
+    fn: Callable[..., Any],
+    converters: dict[str, Converter],
+    is_async: bool,
+    defaults: dict[str, Callable[[], Any]] | None = None,
 ) -> Callable[..., Any]:
-    """``fn`` with its arguments converted first (same sync/async nature as ``fn``)."""
-    if not converters:
+    """``fn`` with its arguments converted first and the values of ``defaults`` filled in for
+    arguments left out (same sync/async nature as ``fn``)."""
+    fill = defaults or {}
+    if not converters and not fill:
         return fn
 
     def convert(kwargs: dict[str, Any]) -> dict[str, Any]:
         for name, conv in converters.items():
             if name in kwargs:
-                kwargs[name] = conv(kwargs[name])
+                try:
+                    kwargs[name] = conv(kwargs[name])
+                except ValueError as exc:  # a value the schema allows but the type refuses
+                    raise ToolError(f'argument "{name}": {exc}') from None
+        for name, make in fill.items():
+            if name not in kwargs:
+                kwargs[name] = make()
         return kwargs
 
     if is_async:

@@ -1,8 +1,8 @@
 """Python values as plain JSON data: a tool's structured result and the defaults in a schema.
 
 ``to_jsonable`` is what the binding calls for a return value its own fast conversion does not
-cover (dataclasses, enums, pydantic models, sets, dates ...). ``STRING_CLASSES`` lists the
-standard-library classes whose values become strings, which the schema builder describes.
+cover (dataclasses, enums, pydantic models, sets, dates ...). The standard-library classes whose
+values become strings are in ``_stdtypes``, with their schemas.
 """
 
 from __future__ import annotations
@@ -10,24 +10,12 @@ from __future__ import annotations
 import math
 
 from mcpline._startup import TYPE_CHECKING, abc, dataclasses, loaded
+from mcpline._stdtypes import format_value
 
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["STRING_CLASSES", "to_jsonable", "try_jsonable"]
-
-# Standard-library classes whose values become strings: (module, class, the JSON Schema
-# "format" that `isoformat()`/`str()` always satisfies, if any). A naive datetime or time has
-# no UTC offset, so it is not an RFC 3339 "date-time"/"time". `datetime` comes before `date`,
-# its base class.
-STRING_CLASSES: tuple[tuple[str, str, str | None], ...] = (
-    ("datetime", "datetime", None),
-    ("datetime", "date", "date"),
-    ("datetime", "time", None),
-    ("decimal", "Decimal", None),
-    ("uuid", "UUID", "uuid"),
-    ("pathlib", "PurePath", None),
-)
+__all__ = ["to_jsonable", "try_jsonable"]
 
 # Values of these exact classes are JSON data as they are.
 _AS_IS = frozenset({str, int, bool, type(None)})
@@ -48,11 +36,10 @@ def to_jsonable(value: Any) -> Any:
     * ``list``, ``tuple`` and other sequences become ``list``; ``set`` and ``frozenset`` become a
       ``list`` sorted when the converted items are mutually orderable (for a stable output),
       in iteration order otherwise.
-    * ``datetime.datetime``/``date``/``time`` become ``isoformat()`` strings;
-      ``decimal.Decimal`` becomes ``str(value)`` (exact, no float rounding: ``"1.10"``,
-      ``"NaN"``); ``uuid.UUID`` and ``pathlib.PurePath`` become ``str(value)``.
-    * ``bytes``, ``bytearray`` and ``memoryview`` raise ``TypeError``: binary results are
-      returned directly (or as ``Image``/``Audio``), not nested inside structured data.
+    * ``datetime.datetime``/``date``/``time`` become ``isoformat()`` strings, ``timedelta`` an
+      ISO 8601 duration (``P1DT2H``); ``decimal.Decimal`` becomes ``str(value)`` (exact, no
+      float rounding: ``"1.10"``, ``"NaN"``); ``uuid.UUID`` and ``pathlib.PurePath`` become
+      ``str(value)``; ``bytes``, ``bytearray`` and ``memoryview`` become base64 text.
     * anything else raises ``TypeError`` naming the type and where it was found.
 
     The input is never modified; containers are always copied.
@@ -178,10 +165,7 @@ def _other_to_json(value: Any, kind: type) -> Any:
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
-        raise _BadValue(
-            f"{kind.__qualname__} is not JSON data; return binary data directly from the tool "
-            "(or as Image/Audio) instead of nesting it in a structured result"
-        )
+        return format_value(value)  # base64 text, not a sequence of ints
     if isinstance(value, abc.Mapping):
         return _mapping_to_json(value)
     if isinstance(value, abc.Set):
@@ -193,14 +177,7 @@ def _other_to_json(value: Any, kind: type) -> Any:
         return items
     if isinstance(value, abc.Sequence):
         return _items_to_json(value)
-    text = _string_of(value)
+    text = format_value(value)
     if text is not None:
         return text
     raise _BadValue(f"cannot convert a value of type {kind.__module__}.{kind.__qualname__} to JSON")
-
-
-def _string_of(value: Any) -> str | None:
-    for module, name, _ in STRING_CLASSES:
-        if isinstance(value, loaded(module, name)):
-            return str(value.isoformat()) if module == "datetime" else str(value)
-    return None

@@ -2,8 +2,10 @@
 
 A ``Builder`` builds the schemas of one document (a tool's input schema, or its output
 schema): ``int str float bool None``, ``list[T]``, ``dict[str, T]``, tuples, sets, unions,
-``Literal``, ``Enum``, ``TypedDict``, dataclasses, ``Annotated`` descriptions, ``NewType`` and
-``type`` aliases, and pydantic models (recognised by ``model_json_schema``, never imported).
+``Literal``, ``Enum``, ``TypedDict``, dataclasses, ``Annotated`` descriptions and
+constraints (``_constraints``), ``NewType`` and
+``type`` aliases, the standard-library types in ``_stdtypes`` (dates, UUIDs, paths, bytes
+...), and pydantic models (recognised by ``model_json_schema``, never imported).
 Types that refer to themselves go to ``$defs``.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import math
 import sys
 
+from mcpline._constraints import apply_metadata
 from mcpline._docstrings import cleandoc
 from mcpline._introspect import (
     EMPTY,
@@ -25,8 +28,9 @@ from mcpline._introspect import (
     typing_forms,
     union_origins,
 )
-from mcpline._jsonvalue import STRING_CLASSES, try_jsonable
+from mcpline._jsonvalue import try_jsonable
 from mcpline._startup import TYPE_CHECKING, dataclasses, loaded, re, typing
+from mcpline._stdtypes import schema_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -197,7 +201,7 @@ class Builder:
     def _generic(self, tp: Any, origin: Any) -> Schema:
         args = get_args(tp)
         if origin is loaded("typing", "Annotated"):
-            schema = self.schema(args[0])
+            schema = apply_metadata(self.schema(args[0]), tp.__metadata__)
             text = annotated_description(tp)
             return {**schema, "description": text} if text else schema
         if origin in union_origins():
@@ -286,27 +290,12 @@ class Builder:
             return {"type": "array", "uniqueItems": True}
         if tp is dict:
             return {"type": "object"}
-        if issubclass(tp, (bytes, bytearray, memoryview)):
-            where = "inside a structured result" if self.output else "as a tool argument"
-            raise Unsupported(f"binary data cannot be represented in JSON {where}")
-        special = self._stdlib_string(tp)
+        special = schema_for(tp, output=self.output)
         if special is not None:
             return special
         raise Unsupported(
             f"{tp.__qualname__} is not a dataclass, TypedDict, Enum or pydantic model"
         )
-
-    def _stdlib_string(self, tp: type) -> Schema | None:
-        """datetime/date/time/Decimal/UUID/PurePath: strings in results (see to_jsonable)."""
-        for module, name, fmt in STRING_CLASSES:
-            if issubclass(tp, loaded(module, name)):
-                if not self.output:
-                    raise Unsupported(
-                        f"{tp.__qualname__} arguments arrive as JSON strings; annotate the "
-                        "parameter as str and parse it in the tool"
-                    )
-                return {"type": "string", "format": fmt} if fmt else {"type": "string"}
-        return None
 
     def _class_hints(self, tp: type) -> dict[str, Any]:
         try:

@@ -169,11 +169,13 @@ class Server:
             raise SetupError(f"cannot register tool {label!r}: {e}") from e
         call = func
         rich = {p: t for p, t in shape.param_types.items() if not is_plain_json(t)}
-        if rich:  # Enum, dataclass, tuple, set ... parameters: convert the JSON arguments first
+        if rich or shape.field_defaults:
+            # Enum, dataclass, date ... parameters: convert the JSON arguments first; fill in
+            # the defaults given as Field(...).
             from mcpline._convert import converter_for, wrap_callable
 
             converters = {p: c for p, t in rich.items() if (c := converter_for(t)) is not None}
-            call = wrap_callable(func, converters, shape.is_async)
+            call = wrap_callable(func, converters, shape.is_async, shape.field_defaults)
         runner = None
         if shape.is_async:
             if self._runner is None:

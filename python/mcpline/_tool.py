@@ -13,6 +13,7 @@ by attribute (``mcpline._core.Server.add_tool``).
 from __future__ import annotations
 
 from mcpline import _core
+from mcpline._constraints import apply_metadata, field_default
 from mcpline._docstrings import parse_docstring
 from mcpline._introspect import (
     EMPTY,
@@ -77,12 +78,15 @@ class ToolShape(Value):
     ``wraps_output`` says that the tool's return value must be sent as ``{"result": value}``
     because its schema is not an object schema; ``output_type`` names the declared result type
     (for the error about a result that breaks it). ``param_types`` holds the resolved annotation
-    of each parameter, in signature order (``object`` where there is none).
+    of each parameter, in signature order (``object`` where there is none); ``field_defaults``
+    what gives the value of a parameter whose default is a pydantic ``Field(...)`` when the
+    argument is left out (the function's own default is then the ``FieldInfo`` itself).
     """
 
     __slots__ = (
         "context_param",
         "description",
+        "field_defaults",
         "input_schema",
         "is_async",
         "name",
@@ -100,6 +104,7 @@ class ToolShape(Value):
     context_param: str | None
     is_async: bool
     param_types: dict[str, Any]
+    field_defaults: dict[str, Callable[[], Any]]
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -151,6 +156,7 @@ def describe(
     properties: dict[str, Schema] = {}
     param_types: dict[str, Any] = {}
     required: list[str] = []
+    field_defaults: dict[str, Callable[[], Any]] = {}
     context_param: str | None = None
 
     for param in parameters:
@@ -188,15 +194,23 @@ def describe(
                 f"{label}: parameter {pname!r} has unsupported annotation "
                 f"{format_annotation(annotation)}: {exc}"
             ) from None
-        text = annotated_description(annotation) or doc_params.get(pname)
+        default = param.default
+        field = field_default(default)
+        if field is not None:  # `x: int = Field(3, ge=0)`
+            schema = apply_metadata(schema, [field.field])
+            if field.make is not None:
+                field_defaults[pname] = field.make
+            default = EMPTY if field.make is None else field.field.default
+        field_text = getattr(field.field, "description", None) if field is not None else None
+        text = annotated_description(annotation) or field_text or doc_params.get(pname)
         if text:
             schema = {**schema, "description": text}
-        if param.default is EMPTY:
+        if param.default is EMPTY or (field is not None and field.make is None):
             required.append(pname)
-        else:
-            ok, default = try_jsonable(param.default)
+        elif default is not EMPTY and not _is_undefined_default(default):
+            ok, value = try_jsonable(default)
             if ok:
-                schema = {**schema, "default": default}
+                schema = {**schema, "default": value}
         properties[pname] = schema
         param_types[pname] = object if annotation is EMPTY else annotation
 
@@ -224,7 +238,13 @@ def describe(
         context_param=context_param,
         is_async=info.is_async,
         param_types=param_types,
+        field_defaults=field_defaults,
     )
+
+
+def _is_undefined_default(value: Any) -> bool:
+    """A field default that is a ``default_factory``'s placeholder (pydantic's undefined)."""
+    return type(value).__name__ == "PydanticUndefinedType"
 
 
 def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
