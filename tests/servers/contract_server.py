@@ -6,8 +6,10 @@ parameter metadata and rich types, time limits and cancellation of sync tools.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import dataclasses
+import datetime
 import subprocess
 import sys
 import time
@@ -123,6 +125,23 @@ def stuck_in_c(seconds: float) -> str:
 def naps(marker: str, seconds: float = 30) -> str:
     """time.sleep without a limit (for cancellation and end of input)."""
     return _guarded(marker, lambda: time.sleep(seconds))
+
+
+def _fail(what: object) -> str:
+    raise ValueError(f"no {what}")
+
+
+@server.tool
+def raises_after_conversion(day: datetime.date) -> str:
+    """Raises from a helper; its argument was converted by mcpline first."""
+    return _fail(day)
+
+
+@server.tool
+async def raises_in_a_task() -> str:
+    """Raises from a helper inside an asyncio task."""
+    await asyncio.sleep(0)
+    return _fail("task")
 
 
 if __name__ == "__main__":

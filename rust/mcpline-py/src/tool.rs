@@ -168,12 +168,29 @@ fn explain(py: Python<'_>, err: &PyErr, kinds: &Kinds, interrupt: &Interrupt) ->
             "SystemExit: the tool called sys.exit({message}); the server keeps serving"
         ));
     }
-    // The traceback goes to stderr: captured with the call's output when capture is on.
-    err.print(py);
+    report_traceback(py, err);
     if message.is_empty() {
         ToolOutput::error(type_name)
     } else {
         ToolOutput::error(format!("{type_name}: {message}"))
+    }
+}
+
+/// The tool's own frames go to its stderr (captured with the call's output when capture is
+/// on); the full traceback to the server's stderr.
+fn report_traceback(py: Python<'_>, err: &PyErr) {
+    let reported = py
+        .import("mcpline._tracebacks")
+        .and_then(|m| m.call_method1("report", (err.value(py), err.traceback(py))))
+        .and_then(|full| full.extract::<String>());
+    match reported {
+        Ok(full) => {
+            mcpline_core::log_line(&format!(
+                "a tool raised; the full traceback:\n{}",
+                full.trim_end()
+            ));
+        }
+        Err(_) => err.print(py),
     }
 }
 
