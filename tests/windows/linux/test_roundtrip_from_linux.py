@@ -89,6 +89,7 @@ def test_tools_list_describes_every_tool_with_its_input_schema(spawn_windows_ser
         "wait_for_cancel",
         "check_until_cancelled",
         "crash",
+        "spin",
     }
     add = tools["add"]["inputSchema"]
     assert add["properties"] == {"a": {"type": "integer"}, "b": {"type": "integer"}}
@@ -210,6 +211,22 @@ def test_a_cancelled_running_call_observes_it_and_is_never_answered(
     assert server.wait() == 0
     assert responses_for(server, 100) == []
     assert f"[{tool} #100] 100 {observed}" in server.stderr_text().splitlines()
+
+
+def test_a_sync_tool_past_its_time_limit_is_stopped_and_answered_as_timed_out(
+    spawn_windows_server,
+):
+    server = spawn_windows_server()
+    server.initialize()
+    answer = server.request(300, "tools/call", {"name": "spin", "arguments": {}})
+    result = answer["result"]
+    assert result["isError"] is True, result
+    assert 'Tool "spin" timed out after 0.5 s' in result["content"][0]["text"], result
+    # Stopped by an exception raised in the tool's thread, not left spinning.
+    assert server.request(301, "ping")["result"] == {}
+    server.close_stdin()
+    assert server.wait() == 0
+    assert "[spin #300] 300 spin stopped: Cancelled" in server.stderr_text().splitlines()
 
 
 def test_a_cancelled_queued_call_never_runs_and_is_never_answered(spawn_windows_server):

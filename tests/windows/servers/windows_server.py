@@ -33,7 +33,7 @@ import time
 # The embeddable CPython's ._pth file keeps the script's folder off sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from mcpline import Context, McplineError, Server, ToolError
+from mcpline import Cancelled, Context, McplineError, Server, ToolError
 from writers import write_everything
 
 EOF_GRACE = float(sys.argv[1]) if __name__ == "__main__" and len(sys.argv) > 1 else 5.0
@@ -93,12 +93,27 @@ def wait_for_cancel(seconds: float, ctx: Context) -> str:
     """Report "started", then poll ctx.cancelled for up to the given seconds."""
     ctx.progress(0, message="started")
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if ctx.cancelled:
-            print(f"{ctx.request_id} saw the cancellation")
-            return "cancelled"
-        time.sleep(0.01)
+    try:
+        while time.monotonic() < deadline:
+            if ctx.cancelled:
+                print(f"{ctx.request_id} saw the cancellation")
+                return "cancelled"
+            time.sleep(0.01)
+    except Cancelled:  # stopped before it looked again
+        print(f"{ctx.request_id} saw the cancellation")
+        raise
     return "not cancelled"
+
+
+@server.tool(timeout=0.5)
+def spin(ctx: Context) -> str:
+    """A pure-Python loop past its time limit; says how it ended."""
+    try:
+        while True:
+            pass
+    except BaseException as e:
+        print(f"{ctx.request_id} spin stopped: {type(e).__name__}")
+        raise
 
 
 @server.tool

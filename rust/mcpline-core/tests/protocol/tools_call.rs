@@ -285,3 +285,83 @@ fn multi_round_trip_fields_are_ignored_in_2026_07_28() {
     assert_eq!(text_of(result(&response)), "m");
     assert_eq!(result(&response)["resultType"], "complete");
 }
+
+#[test]
+fn a_timed_out_tool_that_does_not_stop_is_answered_without_waiting_for_it() {
+    let h = Harness::start_with(|server| {
+        let mut spec = ToolSpec::new("deaf", json!({"type": "object"}));
+        spec.timeout = Some(Duration::from_millis(100));
+        let handler = FnTool(|_args: Value, _ctx: &CallContext| {
+            std::thread::sleep(Duration::from_millis(1500)); // ignores its cancellation
+            ToolOutput::text("finished")
+        });
+        server
+            .add_tool(spec, Arc::new(handler))
+            .expect("register deaf");
+    });
+    h.initialize("2025-11-25");
+    h.send(&call_req(1, "deaf", json!({})));
+    let response = h.recv_within(Duration::from_millis(1000));
+    assert_eq!(response["id"], 1);
+    let call = result(&response);
+    assert_eq!(call["isError"], true, "{call}");
+    assert!(text_of(call).contains("cannot be interrupted"), "{call}");
+    // The late result is dropped: the next frame is the ping's answer.
+    std::thread::sleep(Duration::from_millis(1600));
+    let pong = h.request(2, "ping", json!({}));
+    assert_eq!(pong["id"], 2, "{pong}");
+}
+
+#[test]
+fn a_result_that_breaks_the_output_schema_is_an_error_naming_the_declared_type() {
+    let h = Harness::start_with(|server| {
+        let mut spec = ToolSpec::new("liar", json!({"type": "object"}));
+        spec.output_schema = Some(json!({
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"]
+        }));
+        spec.output_type = Some("int".into());
+        let handler = FnTool(|_args: Value, _ctx: &CallContext| {
+            ToolOutput::structured(json!({"result": "three"}))
+        });
+        server
+            .add_tool(spec, Arc::new(handler))
+            .expect("register liar");
+    });
+    h.initialize("2025-11-25");
+    let response = h.call(1, "liar", json!({}));
+    let call = result(&response);
+    assert_eq!(call["isError"], true, "{call}");
+    assert!(call.get("structuredContent").is_none(), "{call}");
+    assert_eq!(
+        text_of(call),
+        "Tool \"liar\" returned a result that does not match its declared return type int:\n\
+         result: \"three\" is not of type \"integer\""
+    );
+}
+
+#[test]
+fn a_tool_that_is_not_strict_sends_its_result_unchecked() {
+    let h = Harness::start_with(|server| {
+        let mut spec = ToolSpec::new("loose", json!({"type": "object"}));
+        spec.strict = false;
+        spec.output_schema = Some(json!({
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"]
+        }));
+        let handler = FnTool(|_args: Value, _ctx: &CallContext| {
+            ToolOutput::structured(json!({"result": "three"}))
+        });
+        server
+            .add_tool(spec, Arc::new(handler))
+            .expect("register loose");
+    });
+    h.initialize("2025-11-25");
+    let response = h.call(1, "loose", json!({}));
+    assert_eq!(
+        result(&response)["structuredContent"],
+        json!({"result": "three"})
+    );
+}

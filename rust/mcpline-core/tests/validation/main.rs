@@ -1,5 +1,5 @@
-//! Tool-argument validation ([`mcpline_core::ArgumentValidator`]): one module per rule, named
-//! by the rule.
+//! Tool-argument and result validation ([`mcpline_core::ArgumentValidator`],
+//! [`mcpline_core::ResultValidator`]): one module per rule, named by the rule.
 
 // Building a validator from a schema.
 mod invalid_schema_is_rejected_with_its_location;
@@ -22,6 +22,9 @@ mod enum_and_literal_violations_list_the_allowed_values;
 mod nested_errors_name_the_json_pointer_path;
 mod optional_values_accept_null_through_any_of;
 mod values_are_never_coerced;
+
+// Results.
+mod results_are_checked_against_the_output_schema;
 
 // The messages.
 mod check_never_panics_on_arbitrary_json;
