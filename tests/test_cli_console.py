@@ -104,7 +104,7 @@ def run_in_pty_windows(argv: list[str]) -> tuple[int, str]:
 def test_call_in_a_terminal_captures_the_tools_output_and_shows_the_result(tmp_path: Path):
     server = tmp_path / "console_server.py"
     server.write_text(SERVER, encoding="utf-8")
-    argv = [sys.executable, "-m", "mcpline", "call", str(server), "shout"]
+    argv = [sys.executable, "-m", "mcpline", "call", str(server), "shout", "--json"]
     if sys.platform == "win32":
         code, shown = run_in_pty_windows(argv)
     else:

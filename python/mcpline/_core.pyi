@@ -16,6 +16,7 @@ __all__ = [
     "is_valid_tool_name",
     "note_spawn",
     "raise_if_stopped",
+    "schema_problem",
 ]
 
 __version__: str
@@ -24,6 +25,7 @@ SUPPORTED_PROTOCOL_VERSIONS: list[str]
 def is_valid_tool_name(name: str) -> bool: ...
 def note_spawn() -> None: ...
 def raise_if_stopped() -> None: ...
+def schema_problem(schema: dict[str, Any]) -> str | None: ...
 
 @final
 class Context:

@@ -29,7 +29,7 @@ mod _core {
     #[pymodule_export]
     use crate::stop::raise_if_stopped;
     #[pymodule_export]
-    use crate::tool::is_valid_tool_name;
+    use crate::tool::{is_valid_tool_name, schema_problem};
 
     use super::{Bound, PyModule, PyModuleMethods, PyResult};
 

@@ -23,6 +23,15 @@ pub(crate) fn is_valid_tool_name(name: &Bound<'_, PyString>) -> bool {
     name.to_str().is_ok_and(mcpline_core::is_valid_tool_name)
 }
 
+/// Why `schema` cannot be a tool's `inputSchema` (the core's validator refuses it), or `None`.
+#[pyfunction]
+pub(crate) fn schema_problem(schema: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let value = py_to_json(schema)?;
+    Ok(mcpline_core::ArgumentValidator::new(&value, true)
+        .err()
+        .map(|e| e.to_string()))
+}
+
 /// What `mcpline._tool.describe` read from the callable (a `ToolShape`, read by attribute).
 #[derive(FromPyObject)]
 pub(crate) struct ToolShape<'py> {

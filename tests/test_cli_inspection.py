@@ -1,0 +1,151 @@
+"""``mcpline tools``, ``call --cmd``, ``doctor``, ``config`` and ``--version``: through a real
+subprocess, against mcpline servers and against a hand-written one with deliberate faults."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+
+import pytest
+from conftest import BASIC_SERVER, SERVERS_DIR, TESTS_DIR
+
+REPO = TESTS_DIR.parent
+BROKEN = SERVERS_DIR / "broken_server.py"
+CONTRACT = SERVERS_DIR / "contract_server.py"
+
+
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcpline", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        cwd=REPO,
+    )
+
+
+def command(*argv: object) -> str:
+    return shlex.join([sys.executable, *map(str, argv)])
+
+
+def test_version_names_the_package():
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("mcpline ")
+
+
+@pytest.mark.parametrize("sub", ["serve", "call", "tools", "doctor", "config", "demo"])
+def test_every_subcommand_has_help(sub):
+    result = run_cli(sub, "--help")
+    assert result.returncode == 0
+    assert "usage: mcpline " + sub in result.stdout
+
+
+# ----- tools -----
+
+
+def test_tools_lists_parameters_types_defaults_and_descriptions():
+    result = run_cli("tools", str(CONTRACT))
+    assert result.returncode == 0, result.stderr
+    assert "find - The number of a known name, or None." in result.stdout
+    assert "    name: string (required)" in result.stdout
+    assert "    seconds: number = 30" in result.stdout
+    assert "    day: string (date) (required)" in result.stdout
+
+
+def test_tools_json_prints_the_raw_list():
+    result = run_cli("tools", str(BASIC_SERVER), "--json")
+    names = [t["name"] for t in json.loads(result.stdout)["tools"]]
+    assert "add" in names and "echo" in names
+
+
+def test_tools_of_any_stdio_server_through_cmd():
+    result = run_cli("tools", "--cmd", command(BROKEN))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("echo - Echo.")
+
+
+# ----- call -----
+
+
+def test_call_over_stdio_with_key_value_arguments():
+    result = run_cli("call", "--cmd", command(BASIC_SERVER), "add", "a=2", "b=40")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"result": 42}
+
+
+def test_call_takes_strings_for_values_that_are_not_json():
+    result = run_cli("call", str(BASIC_SERVER), "echo", "text=hello world")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hello world\n"
+
+
+def test_call_of_a_failing_tool_over_stdio_exits_1():
+    result = run_cli("call", "--cmd", command(BASIC_SERVER), "fail", "message=broken")
+    assert result.returncode == 1
+    assert result.stdout == "broken\n"
+    assert "isError" in result.stderr
+
+
+# ----- doctor -----
+
+
+def test_doctor_passes_an_mcpline_server():
+    result = run_cli("doctor", "--", sys.executable, str(BASIC_SERVER))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FAIL" not in result.stdout
+    for check in ("initialize", "malformed line", "unknown method", "ping", "tools/list"):
+        assert f"PASS  {check}" in result.stdout
+    assert "PASS  server/discover" in result.stdout
+    assert "PASS  exit after end of input" in result.stdout
+    assert "PASS  stdout carries only JSON-RPC" in result.stdout
+
+
+def test_doctor_passes_a_correct_hand_written_server():
+    result = run_cli("doctor", "--", sys.executable, str(BROKEN))
+    assert result.returncode == 0, result.stdout
+    assert "SKIP  server/discover" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("flag", "failed_check"),
+    [
+        ("--banner", "stdout carries only JSON-RPC"),
+        ("--ignore-malformed", "malformed line"),
+        ("--linger", "exit after end of input"),
+    ],
+)
+def test_doctor_flags_a_broken_server(flag, failed_check):
+    result = run_cli("doctor", "--", sys.executable, str(BROKEN), flag)
+    assert result.returncode == 1, result.stdout
+    assert f"FAIL  {failed_check}" in result.stdout
+
+
+def test_doctor_without_a_command_is_a_usage_error():
+    result = run_cli("doctor")
+    assert result.returncode == 2
+    assert "doctor -- CMD" in result.stderr
+
+
+# ----- config -----
+
+
+@pytest.mark.parametrize(
+    ("host", "key"), [("claude", "mcpServers"), ("cursor", "mcpServers"), ("vscode", "servers")]
+)
+def test_config_prints_a_host_entry_that_serves_the_target(host, key):
+    result = run_cli("config", host, str(BASIC_SERVER))
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout)[key]["basic"]
+    assert entry["command"] == sys.executable
+    assert entry["args"] == ["-m", "mcpline", "serve", str(BASIC_SERVER.resolve())]
+    assert result.stderr.strip()  # where the host's file lives
+
+
+def test_a_generic_config_starts_a_server_that_answers():
+    entry = json.loads(run_cli("config", "generic", str(BASIC_SERVER)).stdout)
+    result = run_cli("doctor", "--", entry["command"], *entry["args"])
+    assert result.returncode == 0, result.stdout
