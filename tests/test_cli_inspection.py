@@ -4,6 +4,8 @@ subprocess, against mcpline servers and against a hand-written one with delibera
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import subprocess
 import sys
@@ -149,3 +151,39 @@ def test_a_generic_config_starts_a_server_that_answers():
     entry = json.loads(run_cli("config", "generic", str(BASIC_SERVER)).stdout)
     result = run_cli("doctor", "--", entry["command"], *entry["args"])
     assert result.returncode == 0, result.stdout
+
+
+# ----- MCPLINE_TRACE -----
+
+
+def test_a_trace_file_gets_every_frame_in_and_out_with_time_and_direction(spawn, tmp_path):
+    trace = tmp_path / "wire.log"
+    server = spawn(BASIC_SERVER, env={**os.environ, "MCPLINE_TRACE": str(trace)})
+    server.initialize()
+    assert server.call("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
+    server.send_bytes(b"not json\n")
+    server.recv()
+    server.close_stdin()
+    assert server.wait(10) == 0
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"
+    assert all(re.match(stamp + r" (<-|->) ", line) for line in lines), lines
+    ins = [line.split(" ", 2)[2] for line in lines if " <- " in line]
+    outs = [json.loads(line.split(" ", 2)[2]) for line in lines if " -> " in line]
+    assert json.loads(ins[0])["method"] == "initialize"
+    assert json.loads(ins[2])["params"]["name"] == "add"
+    assert ins[3] == "not json"
+    assert outs[0]["result"]["serverInfo"]["name"] == "basic"
+    assert outs[1]["result"]["structuredContent"] == {"result": 3}
+    assert outs[2]["error"]["code"] == -32700
+    # The protocol stream carries no trace.
+    assert all(b"<-" not in line for line in server.stdout_lines)
+
+
+def test_a_trace_file_that_cannot_be_opened_is_reported_and_serving_goes_on(spawn, tmp_path):
+    bad = tmp_path / "no-such-dir" / "wire.log"
+    server = spawn(BASIC_SERVER, env={**os.environ, "MCPLINE_TRACE": str(bad)})
+    assert server.initialize()["serverInfo"]["name"] == "basic"
+    server.close_stdin()
+    assert server.wait(10) == 0
+    assert "cannot open the trace file" in server.stderr_text()

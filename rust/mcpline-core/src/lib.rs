@@ -45,6 +45,7 @@ mod session;
 mod sync;
 mod sys;
 mod tool;
+mod trace;
 mod transport;
 mod validate;
 
@@ -68,6 +69,7 @@ pub use tool::{
     Content, Done, FnTool, OutputMode, ToolHandler, ToolHints, ToolOutput, ToolSpec,
     is_valid_tool_name,
 };
+pub use trace::TRACE_ENV;
 pub use transport::{
     MemoryClient, MemoryTransport, StdioTransport, Transport, memory_pair, memory_pair_with_cap,
 };

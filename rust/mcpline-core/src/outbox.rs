@@ -13,6 +13,7 @@ use crate::jsonrpc::{RequestId, encode};
 use crate::log::log_line;
 use crate::protocol::LogLevel;
 use crate::sync::lock;
+use crate::trace::{Direction, Trace};
 use crate::transport::Transport;
 
 /// What to do when the client stops reading: called once, from inside the failed write.
@@ -42,6 +43,8 @@ pub(crate) struct Outbox {
     /// Legacy `logging/setLevel` threshold (`NO_LEVEL` = not set).
     log_level: AtomicU8,
     pending: Mutex<HashMap<RequestId, Pending>>,
+    /// `MCPLINE_TRACE`: every frame in and out.
+    trace: Option<Trace>,
 }
 
 const NO_LEVEL: u8 = u8::MAX;
@@ -54,6 +57,14 @@ impl Outbox {
             on_closed,
             log_level: AtomicU8::new(NO_LEVEL),
             pending: Mutex::new(HashMap::new()),
+            trace: Trace::from_env(),
+        }
+    }
+
+    /// Records a frame the client sent, when tracing.
+    pub(crate) fn trace_in(&self, bytes: &[u8]) {
+        if let Some(trace) = &self.trace {
+            trace.record(Direction::In, bytes);
         }
     }
 
@@ -63,7 +74,11 @@ impl Outbox {
         if self.closed.load(Ordering::Relaxed) {
             return;
         }
-        match self.transport.write_line(&encode(frame)) {
+        let line = encode(frame);
+        if let Some(trace) = &self.trace {
+            trace.record(Direction::Out, &line);
+        }
+        match self.transport.write_line(&line) {
             Ok(()) => {}
             Err(TransportError::OutputClosed(_) | TransportError::PeerGone) => {
                 if !self.closed.swap(true, Ordering::SeqCst) {

@@ -341,8 +341,12 @@ impl Session {
     /// One frame from the input, whichever thread read it.
     fn handle_inbound(&self, frame: Inbound) {
         match frame {
-            Inbound::Line(bytes) => self.handle_line(&bytes),
+            Inbound::Line(bytes) => {
+                self.outbox.trace_in(&bytes);
+                self.handle_line(&bytes);
+            }
             Inbound::Oversized { len, head } => {
+                self.outbox.trace_in(&head);
                 let id = sniff_id(&head);
                 let msg = format!(
                     "Invalid Request: a frame of {len} bytes exceeds the {} byte line limit \
