@@ -187,3 +187,12 @@ def test_a_trace_file_that_cannot_be_opened_is_reported_and_serving_goes_on(spaw
     server.close_stdin()
     assert server.wait(10) == 0
     assert "cannot open the trace file" in server.stderr_text()
+
+
+def test_config_of_the_demo_serves_the_folder(tmp_path):
+    result = run_cli("config", "generic", "--demo", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout)
+    assert entry["args"] == ["-m", "mcpline", "demo", str(tmp_path.resolve())]
+    checked = run_cli("doctor", "--", entry["command"], *entry["args"])
+    assert checked.returncode == 0, checked.stdout

@@ -12,6 +12,7 @@ import argparse
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from mcpline import _core
@@ -102,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
         "config", parents=[debug], help="print a host configuration that serves TARGET"
     )
     config.add_argument("host", choices=("claude", "vscode", "cursor", "generic"))
-    config.add_argument("target", metavar="TARGET")
+    config.add_argument("target", nargs="?", metavar="TARGET")
+    config.add_argument("--demo", metavar="FOLDER", help="configure the demo over FOLDER instead")
     config.add_argument("--name", help="the server's name in the host (default: its own)")
     config.set_defaults(run=_config)
 
@@ -329,8 +331,15 @@ def _config(ns: argparse.Namespace) -> int:
     from mcpline._hostconfig import host_config
     from mcpline._targets import load_server
 
-    name = ns.name or load_server(ns.target).name
-    text, where = host_config(ns.host, ns.target, name)
+    if (ns.target is None) == (ns.demo is None):
+        raise UsageError("config needs TARGET or --demo FOLDER (one of them)")
+    if ns.demo is not None:
+        if not Path(ns.demo).is_dir():
+            raise UsageError(f"{ns.demo} is not a folder")
+        name = ns.name or "mcpline-demo"
+    else:
+        name = ns.name or load_server(ns.target).name
+    text, where = host_config(ns.host, ns.target, name, ns.demo)
     _write(text + "\n")
     sys.stderr.write(where + "\n")
     return 0

@@ -36,9 +36,17 @@ _WHERE = {
 }
 
 
-def host_config(host: str, target: str, name: str) -> tuple[str, str]:
-    """The configuration text for ``host`` and where it goes."""
-    command, args, env = _command(target)
+def host_config(
+    host: str, target: str | None, name: str, demo: str | None = None
+) -> tuple[str, str]:
+    """The configuration text for ``host`` (serving ``target``, or the demo over the folder
+    ``demo``) and where it goes."""
+    env: dict[str, str] = {}
+    if demo is not None:
+        command, args = sys.executable, ["-m", "mcpline", "demo", str(Path(demo).resolve())]
+    else:
+        assert target is not None
+        command, args, env = _command(target)
     entry: dict[str, Any] = {"command": command, "args": args}
     if env:
         entry["env"] = env
