@@ -59,6 +59,11 @@ def test_demo_list_files_lists_the_folder(demo):
     assert kinds == {"a.txt": "file", "b.md": "file", "sub": "dir"}
 
 
+def test_demo_list_files_returns_at_most_limit_entries(demo):
+    entries = demo.call("list_files", {"limit": 2})["structuredContent"]["result"]
+    assert [e["path"] for e in entries] == ["a.txt", "b.md"]
+
+
 def test_demo_list_files_filters_by_pattern(demo):
     result = demo.call("list_files", {"pattern": "*.txt"})
     assert [e["path"] for e in result["structuredContent"]["result"]] == ["a.txt"]

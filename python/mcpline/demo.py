@@ -13,8 +13,9 @@ A hard link is a second name for the same file: it cannot be told apart from a f
 folder, so a hard link placed in the folder to an outside file is served like any other file.
 Do not serve a folder where others can create hard links.
 
-``search`` is bounded: at most ``limit`` matches, the first 1 MiB of each file, 10,000 files and
-10 seconds; files that look binary (a NUL byte in their first 8 KiB) are skipped.
+``list_files`` returns at most ``limit`` entries. ``search`` is bounded: at most ``limit``
+matches, the first 1 MiB of each file, 10,000 files and 10 seconds; files that look binary (a
+NUL byte in their first 8 KiB) are skipped.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def build(root: str | os.PathLike[str] = ".") -> Server:
     def list_files(
         path: Annotated[str, "Folder relative to the served root."] = ".",
         pattern: Annotated[str, "Shell-style name filter, e.g. *.py."] = "*",
+        limit: Annotated[int, "Most entries returned (the first ones by name)."] = 1000,
     ) -> list[Entry]:
         """List the entries of a folder (name, kind and size), sorted by name. A link that
         leads out of the served folder is listed as kind "link", without its size."""
@@ -112,6 +114,8 @@ def build(root: str | os.PathLike[str] = ".") -> Server:
             raise ToolError(f"{path!r} is not a folder")
         entries: list[Entry] = []
         for child in sorted(directory.iterdir()):
+            if len(entries) >= limit:
+                break
             if not fnmatch.fnmatch(child.name, pattern):
                 continue
             rel = folder.relative(directory / child.name)
