@@ -196,6 +196,18 @@ def spawn() -> Iterator[Any]:
         process.kill()
 
 
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``python -m mcpline ARGS`` from the repository root, stdin empty, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "mcpline", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        cwd=TESTS_DIR.parent,
+    )
+
+
 def tools_by_name(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``tools/list`` descriptors keyed by name."""
     return {tool["name"]: tool for tool in tools}

@@ -5,21 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import BASIC_SERVER, TESTS_DIR
-
-REPO = TESTS_DIR.parent
-
-
-def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcpline", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        cwd=REPO,
-    )
-
+from conftest import BASIC_SERVER, run_cli
 
 # ----- demo -----
 

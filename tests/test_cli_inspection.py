@@ -7,26 +7,13 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 
 import pytest
-from conftest import BASIC_SERVER, SERVERS_DIR, TESTS_DIR
+from conftest import BASIC_SERVER, SERVERS_DIR, run_cli
 
-REPO = TESTS_DIR.parent
 BROKEN = SERVERS_DIR / "broken_server.py"
 CONTRACT = SERVERS_DIR / "contract_server.py"
-
-
-def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcpline", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        cwd=REPO,
-    )
 
 
 def command(*argv: object) -> str:

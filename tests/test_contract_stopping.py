@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, call_frame
 
 CONTRACT = SERVERS_DIR / "contract_server.py"
 PROMPT = 5.0
@@ -71,14 +71,7 @@ def test_a_cancelled_sync_tool_stops_and_is_not_answered(spawn, tmp_path):
     server = spawn(CONTRACT)
     server.initialize()
     marker = tmp_path / "marker"
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 101,
-            "method": "tools/call",
-            "params": {"name": "naps", "arguments": {"marker": str(marker)}},
-        }
-    )
+    server.send_bytes(call_frame(101, "naps", {"marker": str(marker)}))
     time.sleep(0.3)  # the call is running
     server.notify("notifications/cancelled", {"requestId": 101, "reason": "user"})
     assert ended(marker) == "raised Cancelled"
@@ -91,22 +84,8 @@ def test_end_of_input_stops_a_running_sync_tool_and_exits_in_order(spawn, tmp_pa
     server = spawn(CONTRACT)
     server.initialize()
     marker = tmp_path / "marker"
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 101,
-            "method": "tools/call",
-            "params": {"name": "naps", "arguments": {"marker": str(marker)}},
-        }
-    )
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 102,
-            "method": "tools/call",
-            "params": {"name": "find", "arguments": {"name": "one"}},
-        }
-    )
+    server.send_bytes(call_frame(101, "naps", {"marker": str(marker)}))
+    server.send_bytes(call_frame(102, "find", {"name": "one"}))
     time.sleep(0.3)
     server.close_stdin()
     # The default grace (1.5 s) ends before the official clients give up (2 s or more).

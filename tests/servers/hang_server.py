@@ -4,27 +4,16 @@
 ``add`` adds two integers. ``eof_grace`` is 0.5 s so that shutdown tests stay fast.
 """
 
-import time
-
-from mcpline import Cancelled, Server
+from deaf import deaf_sleep
+from mcpline import Server
 
 server = Server("hang", version="1.0.0", eof_grace=0.5)
-
-
-def _deaf_sleep(seconds: float) -> None:
-    """``time.sleep`` that carries on when the call is cancelled."""
-    end = time.monotonic() + seconds
-    while (left := end - time.monotonic()) > 0:
-        try:
-            time.sleep(left)
-        except Cancelled:
-            pass
 
 
 @server.tool
 def hang(seconds: float) -> str:
     """Sleep, ignoring cancellation."""
-    _deaf_sleep(seconds)
+    deaf_sleep(seconds)
     return "woke up"
 
 
@@ -39,7 +28,7 @@ def hang_loudly(seconds: float, path: str) -> str:
     subprocess.run([sys.executable, "-c", "print('the child was here')"], check=True)
     with open(path, "a", encoding="utf-8") as notes:
         notes.write("started\n")
-    _deaf_sleep(seconds)
+    deaf_sleep(seconds)
     return "woke up"
 
 

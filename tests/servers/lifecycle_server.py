@@ -27,6 +27,7 @@ import asyncio
 import sys
 import time
 
+from deaf import deaf_sleep
 from mcpline import Cancelled, Context, McplineError, Server
 
 EOF_GRACE = float(sys.argv[1]) if len(sys.argv) > 1 else None
@@ -43,22 +44,12 @@ def _note(path: str, text: str) -> None:
         f.write(text + "\n")
 
 
-def _deaf_sleep(seconds: float) -> None:
-    """``time.sleep`` that carries on when the call is cancelled."""
-    end = time.monotonic() + seconds
-    while (left := end - time.monotonic()) > 0:
-        try:
-            time.sleep(left)
-        except Cancelled:
-            pass
-
-
 @server.tool
 def sleep(seconds: float, path: str | None = None) -> str:
     """Sleep (``time.sleep``), ignoring cancellation, then answer "slept"."""
     if path:
         _note(path, "started")
-    _deaf_sleep(seconds)
+    deaf_sleep(seconds)
     if path:
         _note(path, "finished")
     return "slept"
@@ -145,7 +136,7 @@ def chatter(path: str, seconds: float, ctx: Context) -> str:
         if ctx.cancelled and not seen:
             seen = True
             _note(path, "cancelled")
-        _deaf_sleep(0.02)
+        deaf_sleep(0.02)
     _note(path, "finished")
     return f"{step} steps"
 

@@ -35,10 +35,10 @@ mod schema;
 pub use error::SchemaError;
 use messages::{Problems, unknown_message};
 use names::Declared;
-use refs::{NoRemoteRetrieval, check_no_remote_refs};
+use refs::NoRemoteRetrieval;
 use render::{Subject, kind_with_article};
 pub use result::ResultValidator;
-use schema::{check_root_type, schema_error};
+use schema::compile;
 
 /// What happens to argument names the schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,17 +105,7 @@ impl ArgumentValidator {
     /// has a local `$ref` that leads nowhere, names an unknown `$schema` dialect or does not
     /// conform to its meta-schema.
     pub fn new(schema: &Value, strict: bool) -> Result<Self, SchemaError> {
-        let Value::Object(root) = schema else {
-            return Err(SchemaError::NotAnObject {
-                found: kind_with_article(schema),
-            });
-        };
-        check_root_type(root)?;
-        check_no_remote_refs(schema)?;
-        let validator = jsonschema::options()
-            .with_retriever(NoRemoteRetrieval)
-            .build(schema)
-            .map_err(|error| schema_error(schema, &error))?;
+        let (root, validator) = compile(schema)?;
 
         let explicitly_allowed = match root.get("additionalProperties") {
             Some(additional) => !is_false_schema(additional),

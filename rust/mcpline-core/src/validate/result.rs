@@ -5,9 +5,8 @@ use serde_json::Value;
 
 use super::SchemaError;
 use super::messages::Problems;
-use super::refs::{NoRemoteRetrieval, check_no_remote_refs};
-use super::render::{Subject, kind_with_article};
-use super::schema::{check_root_type, schema_error};
+use super::render::Subject;
+use super::schema::compile;
 
 /// A tool's compiled result check, built once at registration from its `outputSchema` (the
 /// same validator and the same wording as [`super::ArgumentValidator`]).
@@ -32,17 +31,7 @@ impl ResultValidator {
     ///
     /// [`SchemaError`], as for [`super::ArgumentValidator::new`].
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {
-        let Value::Object(root) = schema else {
-            return Err(SchemaError::NotAnObject {
-                found: kind_with_article(schema),
-            });
-        };
-        check_root_type(root)?;
-        check_no_remote_refs(schema)?;
-        let validator = jsonschema::options()
-            .with_retriever(NoRemoteRetrieval)
-            .build(schema)
-            .map_err(|error| schema_error(schema, &error))?;
+        let (root, validator) = compile(schema)?;
         let subject = if is_wrapper(root) {
             Subject::Wrapped
         } else {

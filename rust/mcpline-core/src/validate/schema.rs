@@ -2,16 +2,33 @@
 //! translation of compile errors into [`SchemaError`]s that say where and how to fix it.
 
 use jsonschema::error::ValidationErrorKind;
-use jsonschema::{ReferencingError, ValidationError};
+use jsonschema::{ReferencingError, ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::error::SchemaError;
 use super::messages::reason;
-use super::refs::locate_reference;
-use super::render::{Subject, fragment, short, subject_name, truncate_line};
+use super::refs::{NoRemoteRetrieval, check_no_remote_refs, locate_reference};
+use super::render::{Subject, fragment, kind_with_article, short, subject_name, truncate_line};
+
+/// Compiles a tool's object schema (an `inputSchema` or `outputSchema`): its root must be
+/// `{"type": "object", ...}` and it may refer only to itself. Returns the root object too.
+pub(super) fn compile(schema: &Value) -> Result<(&Map<String, Value>, Validator), SchemaError> {
+    let Value::Object(root) = schema else {
+        return Err(SchemaError::NotAnObject {
+            found: kind_with_article(schema),
+        });
+    };
+    check_root_type(root)?;
+    check_no_remote_refs(schema)?;
+    let validator = jsonschema::options()
+        .with_retriever(NoRemoteRetrieval)
+        .build(schema)
+        .map_err(|error| schema_error(schema, &error))?;
+    Ok((root, validator))
+}
 
 /// Requires `"type": "object"` (or `["object"]`) at the root.
-pub(super) fn check_root_type(root: &Map<String, Value>) -> Result<(), SchemaError> {
+fn check_root_type(root: &Map<String, Value>) -> Result<(), SchemaError> {
     match root.get("type") {
         Some(Value::String(t)) if t == "object" => Ok(()),
         Some(Value::Array(types)) if types.len() == 1 && types[0] == "object" => Ok(()),
