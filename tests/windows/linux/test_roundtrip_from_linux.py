@@ -301,9 +301,10 @@ def test_a_tool_that_faults_leaves_what_it_wrote_on_the_real_stderr(spawn_window
     server = spawn_windows_server()
     server.initialize()
     server.send_bytes(call_frame("boom", "crash", {}))
-    code = server.wait(60)
+    # The process ends; its exit status is wine's debugger's to decide (0 when winedbg handles
+    # the fault, the exception code otherwise), so only the ending is checked.
+    server.wait(60)
     log = server.stderr_text()
-    assert code != 0, log
     assert "fatal exception 0xC0000005 while a tool call ran" in log, log
     assert "[call still running at exit] printed before the crash" in log.splitlines(), log
     assert "[call still running at exit] written to fd 2 before the crash" in log.splitlines(), log

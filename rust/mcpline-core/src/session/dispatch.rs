@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Job, Session};
 use crate::flags::CallFlags;
-use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame};
+use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame, sniff_id};
 use crate::log::log_line;
 use crate::methods;
 use crate::outbox::{Batch, Route};
@@ -43,9 +43,17 @@ impl Session {
                 } else {
                     format!("the line is not JSON ({e})")
                 };
+                // Well-formed JSON the parser cannot hold (nested deeper than its limit, a
+                // number beyond a float's range) is still a request with a readable id: it is
+                // answered under that id. A line that is not JSON at all gets no id.
+                let id = if beyond_parser_limits(&e) {
+                    sniff_id(bytes)
+                } else {
+                    None
+                };
                 let error =
                     RequestError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {why}"));
-                self.outbox.write(&error.into_frame(None));
+                self.outbox.write(&error.into_frame(id.as_ref()));
                 return;
             }
         };
@@ -324,4 +332,11 @@ impl Session {
         });
         Ok(Reply::Later)
     }
+}
+
+/// Whether the parser refused well-formed JSON because of its own limits (serde_json reports
+/// these two as syntax errors; their messages are the only way to tell them apart).
+fn beyond_parser_limits(error: &serde_json::Error) -> bool {
+    let text = error.to_string();
+    text.starts_with("recursion limit exceeded") || text.starts_with("number out of range")
 }

@@ -6,6 +6,7 @@
 mod support;
 
 // JSON-RPC on the wire.
+mod arbitrary_input;
 mod batches;
 mod framing;
 mod ids;

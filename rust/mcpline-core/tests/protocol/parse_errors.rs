@@ -40,6 +40,25 @@ fn truncated_json_with_a_visible_id_still_gets_parse_error_without_id() {
 }
 
 #[test]
+fn well_formed_json_beyond_the_parsers_limits_is_answered_under_its_id() {
+    let h = Harness::start();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"x":{}{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    h.send_raw(deep);
+    assert_error(&h.recv(), -32700, Some(&json!(7)));
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"n":1{}}}}}"#,
+        "0".repeat(400)
+    );
+    h.send_raw(huge);
+    assert_error(&h.recv(), -32700, Some(&json!(8)));
+    still_serving(&h);
+}
+
+#[test]
 fn invalid_utf8_gets_parse_error() {
     let h = Harness::start();
     let mut line = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":""#.to_vec();
