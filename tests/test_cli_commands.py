@@ -267,7 +267,8 @@ def test_a_module_target_is_found_in_the_current_folder(tmp_path):
 def test_what_the_target_prints_while_imported_goes_to_stderr(spawn, tmp_path):
     chatty = tmp_path / "chatty_server.py"
     chatty.write_text(
-        "print('IMPORT-BANNER')\nfrom mcpline import Server\nserver = Server('chatty')\n",
+        "import os\nprint('IMPORT-BANNER')\nos.write(1, b'FD-BANNER\\n')\n"
+        "from mcpline import Server\nserver = Server('chatty')\n",
         encoding="utf-8",
     )
     server = spawn("-m", "mcpline", "serve", chatty)
@@ -275,6 +276,8 @@ def test_what_the_target_prints_while_imported_goes_to_stderr(spawn, tmp_path):
     server.close_stdin()
     assert server.wait(10) == 0
     assert "IMPORT-BANNER" in server.stderr_text()
+    assert "FD-BANNER" in server.stderr_text()
+    assert all(b"BANNER" not in line for line in server.stdout_lines)
 
 
 # ----- call -----

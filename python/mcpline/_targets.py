@@ -1,7 +1,8 @@
 """Finding the ``Server`` a command names: ``FILE.py[:attr]`` or ``package.module[:attr]``.
 
-The current folder is on the import path (as with ``python -m``). Whatever the target prints
-while it is imported goes to stderr, never to stdout (which may be the protocol stream). A
+The current folder is on the import path (as with ``python -m``). Whatever the target writes
+to stdout while it is imported (``print``, C code, a child process) goes to stderr, never to
+stdout (which may be the protocol stream). A
 target that cannot be loaded raises ``TargetError`` with one line that says why.
 """
 
@@ -12,6 +13,7 @@ import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -29,7 +31,7 @@ def load_server(target: str) -> Server:
     location, _, attr = target.partition(":")
     if not location:
         raise TargetError(f"{target!r}: name a file (server.py) or a module (package.module)")
-    with contextlib.redirect_stdout(sys.stderr):
+    with _stdout_to_stderr():
         module = _import(location)
     if attr:
         server = getattr(module, attr, None)
@@ -48,6 +50,27 @@ def load_server(target: str) -> Server:
         names = ", ".join(f"{location}:{name}" for name in sorted(found))
         raise TargetError(f"{location} defines several servers; name one: {names}")
     return next(iter(found.values()))
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """While the target is imported, what it writes to stdout (Python's ``print`` and fd 1,
+    from C code or a child process) goes to stderr."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1 at all
+        saved = None
+    if saved is not None:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _import(location: str) -> ModuleType:
