@@ -33,6 +33,9 @@ pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
     start: usize,
+    /// No newline in `buf[start..searched]` (a hint: used clamped to `start..=buf.len()`, and
+    /// reset whenever the buffer is cleared or shifted).
+    searched: usize,
     max_line: usize,
     eof: bool,
 }
@@ -44,6 +47,7 @@ impl<R: Read> LineReader<R> {
             inner,
             buf: Vec::with_capacity(64 * 1024),
             start: 0,
+            searched: 0,
             max_line: max_line.max(1),
             eof: false,
         }
@@ -55,7 +59,7 @@ impl<R: Read> LineReader<R> {
     /// Returns the underlying read error (interrupted reads are retried).
     pub fn next_frame(&mut self) -> io::Result<Option<Inbound>> {
         let mut skipping: Option<(u64, Vec<u8>)> = None;
-        let mut scanned = self.start;
+        let mut scanned = self.searched.clamp(self.start, self.buf.len());
         loop {
             if let Some(pos) = memchr(b'\n', &self.buf[scanned..]).map(|p| p + scanned) {
                 let line_start = self.start;
@@ -80,6 +84,7 @@ impl<R: Read> LineReader<R> {
                 continue;
             }
             scanned = self.buf.len();
+            self.searched = scanned;
             let pending = self.buf.len() - self.start;
             if pending > self.max_line {
                 // Too long already: keep the head once, drop the rest until the newline.
@@ -92,6 +97,7 @@ impl<R: Read> LineReader<R> {
                 entry.0 += pending as u64;
                 self.buf.clear();
                 self.start = 0;
+                self.searched = 0;
                 scanned = 0;
             }
             if self.eof {
@@ -100,16 +106,19 @@ impl<R: Read> LineReader<R> {
                     let len = dropped + rest.len() as u64;
                     self.buf.clear();
                     self.start = 0;
+                    self.searched = 0;
                     return Ok(Some(Inbound::Oversized { len, head }));
                 }
                 let line = clean(rest).map(<[u8]>::to_vec);
                 self.buf.clear();
                 self.start = 0;
+                self.searched = 0;
                 return Ok(line.map(Inbound::Line));
             }
             if self.start == self.buf.len() {
                 self.buf.clear();
                 self.start = 0;
+                self.searched = 0;
                 scanned = 0;
             }
             self.fill()?;
@@ -119,9 +128,16 @@ impl<R: Read> LineReader<R> {
     /// Whether [`LineReader::next_frame`] can make progress without waiting for input: a whole
     /// line or the end of input is buffered, or the buffered part of a line is already over the
     /// cap (the rest is then read and dropped up to the newline).
-    pub(crate) fn ready(&self) -> bool {
-        let pending = &self.buf[self.start..];
-        self.eof || pending.len() > self.max_line || memchr(b'\n', pending).is_some()
+    pub(crate) fn ready(&mut self) -> bool {
+        let from = self.searched.clamp(self.start, self.buf.len());
+        if let Some(at) = memchr(b'\n', &self.buf[from..]) {
+            self.searched = from + at;
+            return true;
+        }
+        // Only what arrives next is searched next time (a long line costs one pass, not one
+        // pass per read).
+        self.searched = self.buf.len();
+        self.eof || self.buf.len() - self.start > self.max_line
     }
 
     /// Whether any bytes of a next line are buffered.
@@ -142,6 +158,7 @@ impl<R: Read> LineReader<R> {
         if self.start == self.buf.len() {
             self.buf.clear();
             self.start = 0;
+            self.searched = 0;
         }
         self.fill()
     }
@@ -150,8 +167,10 @@ impl<R: Read> LineReader<R> {
         if self.start == self.buf.len() {
             self.buf.clear();
             self.start = 0;
+            self.searched = 0;
         } else if self.start > 32 * 1024 && self.start * 2 > self.buf.len() {
             self.buf.drain(..self.start);
+            self.searched = self.searched.saturating_sub(self.start);
             self.start = 0;
         }
     }

@@ -48,12 +48,17 @@ impl PyContext {
     /// True once the client cancelled the call, its timeout passed, or the server is stopping.
     #[getter]
     fn cancelled(&self) -> bool {
-        self.inner.is_cancelled()
+        let cancelled = self.inner.is_cancelled();
+        if cancelled {
+            crate::stop::observed_here(); // the tool handles it: no stop on top
+        }
+        cancelled
     }
 
     /// Raises ``mcpline.Cancelled`` if the call was cancelled; call it between steps of long work.
     fn check_cancelled(&self, py: Python<'_>) -> PyResult<()> {
         if self.inner.is_cancelled() {
+            crate::stop::observed_here(); // the tool stops with this: no second exception
             Err(mcpline_error(
                 py,
                 "Cancelled",

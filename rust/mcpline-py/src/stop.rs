@@ -30,6 +30,9 @@ struct Stoppable {
     requested: AtomicBool,
     /// An asynchronous exception was set on the thread (cleared when the call ends first).
     sent_async: AtomicBool,
+    /// The tool saw its cancellation itself (`ctx.cancelled`, `ctx.check_cancelled()`): it is
+    /// not interrupted on top of that.
+    observed: AtomicBool,
 }
 
 thread_local! {
@@ -50,6 +53,7 @@ impl Running {
             running: AtomicBool::new(true),
             requested: AtomicBool::new(false),
             sent_async: AtomicBool::new(false),
+            observed: AtomicBool::new(false),
         });
         CURRENT.with(|c| *c.borrow_mut() = Some(Arc::clone(&call)));
         let theirs = Arc::clone(&call);
@@ -83,7 +87,7 @@ fn request_stop(call: &Arc<Stoppable>) {
         .name("mcpline-stop".into())
         .spawn(move || {
             Python::attach(|py| {
-                if !call.running.load(Ordering::SeqCst) {
+                if !call.running.load(Ordering::SeqCst) || call.observed.load(Ordering::SeqCst) {
                     return;
                 }
                 let delivered = py
@@ -108,6 +112,17 @@ fn thread_ident(py: Python<'_>) -> PyResult<u64> {
     let ident: u64 = py.import("_thread")?.call_method0("get_ident")?.extract()?;
     IDENT.set(Some(ident));
     Ok(ident)
+}
+
+/// The call running on this thread saw its cancellation through its context: a stop that
+/// was requested but not yet raised is withdrawn.
+pub(crate) fn observed_here() {
+    CURRENT.with(|c| {
+        if let Some(call) = c.borrow().as_ref() {
+            call.observed.store(true, Ordering::SeqCst);
+            call.requested.store(false, Ordering::SeqCst);
+        }
+    });
 }
 
 /// Called by the stop signal's handler on the tool's thread: raises `mcpline.Cancelled` if
