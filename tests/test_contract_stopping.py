@@ -87,9 +87,11 @@ def test_end_of_input_stops_a_running_sync_tool_and_exits_in_order(spawn, tmp_pa
     server.send_bytes(call_frame(101, "naps", {"marker": str(marker)}))
     server.send_bytes(call_frame(102, "find", {"name": "one"}))
     time.sleep(0.3)
+    closed = time.monotonic()
     server.close_stdin()
     # The default grace (1.5 s) ends before the official clients give up (2 s or more).
     queued = server.recv(timeout=PROMPT)
+    assert time.monotonic() - closed < 2.0
     assert queued["id"] == 102
     assert queued["error"]["code"] == -32603
     assert server.wait(timeout=PROMPT) == 0

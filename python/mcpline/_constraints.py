@@ -108,11 +108,14 @@ def _limit(schema: Schema, limits: dict[str, Any]) -> Schema:
 class FieldDefault:
     """A parameter whose default is ``Field(...)``: what the schema and the call need."""
 
-    __slots__ = ("field", "make")
+    __slots__ = ("field", "fixed", "make")
 
-    def __init__(self, field: Any, make: Callable[[], Any] | None) -> None:
+    def __init__(
+        self, field: Any, make: Callable[[], Any] | None, fixed: tuple[Any, ...] = ()
+    ) -> None:
         self.field = field  # the FieldInfo (its constraints and descriptions)
         self.make = make  # what gives the value when the argument is left out; None: required
+        self.fixed = fixed  # (value,) for a plain default (shown in the schema); () otherwise
 
 
 def field_default(default: Any) -> FieldDefault | None:
@@ -125,4 +128,4 @@ def field_default(default: Any) -> FieldDefault | None:
     value = getattr(default, "default", Ellipsis)
     if _is_undefined(value):
         return FieldDefault(default, None)
-    return FieldDefault(default, lambda: value)
+    return FieldDefault(default, lambda: value, (value,))

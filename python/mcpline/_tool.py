@@ -194,21 +194,21 @@ def describe(
                 f"{label}: parameter {pname!r} has unsupported annotation "
                 f"{format_annotation(annotation)}: {exc}"
             ) from None
-        default = param.default
-        field = field_default(default)
+        defaults = () if param.default is EMPTY else (param.default,)
+        field = field_default(param.default)
         if field is not None:  # `x: int = Field(3, ge=0)`
             schema = apply_metadata(schema, [field.field])
             if field.make is not None:
                 field_defaults[pname] = field.make
-            default = EMPTY if field.make is None else field.field.default
+            defaults = field.fixed
         field_text = getattr(field.field, "description", None) if field is not None else None
         text = annotated_description(annotation) or field_text or doc_params.get(pname)
         if text:
             schema = {**schema, "description": text}
         if param.default is EMPTY or (field is not None and field.make is None):
             required.append(pname)
-        elif default is not EMPTY and not _is_undefined_default(default):
-            ok, value = try_jsonable(default)
+        elif defaults:
+            ok, value = try_jsonable(defaults[0])
             if ok:
                 schema = {**schema, "default": value}
         properties[pname] = schema
@@ -240,11 +240,6 @@ def describe(
         param_types=param_types,
         field_defaults=field_defaults,
     )
-
-
-def _is_undefined_default(value: Any) -> bool:
-    """A field default that is a ``default_factory``'s placeholder (pydantic's undefined)."""
-    return type(value).__name__ == "PydanticUndefinedType"
 
 
 def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
