@@ -197,7 +197,9 @@ def spawn() -> Iterator[Any]:
 
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """``python -m mcpline ARGS`` from the repository root, stdin empty, output captured."""
+    """``python -m mcpline ARGS`` from the repository root, stdin empty, output captured, and
+    (like the servers it may start) without ``PYTHONUNBUFFERED``, as a host runs it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run(
         [sys.executable, "-m", "mcpline", *args],
         capture_output=True,
@@ -205,6 +207,7 @@ def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
         timeout=timeout,
         stdin=subprocess.DEVNULL,
         cwd=TESTS_DIR.parent,
+        env=env,
     )
 
 

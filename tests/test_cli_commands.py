@@ -1,6 +1,7 @@
 """The ``mcpline`` command: ``demo``, ``serve`` (with ``--allow``) and ``call``."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -259,6 +260,7 @@ def test_a_module_target_is_found_in_the_current_folder(tmp_path):
         text=True,
         timeout=60,
         cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hi\n"
