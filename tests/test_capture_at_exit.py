@@ -35,13 +35,14 @@ def test_output_of_a_call_still_running_at_the_end_of_input_exit_reaches_stderr(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_output_of_a_call_interrupted_by_sigterm_reaches_stderr(spawn, tmp_path):
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_output_of_a_call_interrupted_by_a_stopping_signal_reaches_stderr(spawn, tmp_path, signame):
     server = spawn(HANG_SERVER)
     server.initialize()
     notes = tmp_path / "notes"
     server.send_bytes(call_frame("stuck", "hang_loudly", {"seconds": 30, "path": str(notes)}))
     wait_for_event(notes, "started")
-    server.proc.send_signal(signal.SIGTERM)
+    server.proc.send_signal(getattr(signal, signame))
     assert server.wait(10) == 0
     log = server.stderr_text()
     assert '[hang_loudly #"stuck"] about to hang' in log, log

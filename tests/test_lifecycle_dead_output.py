@@ -17,6 +17,7 @@ import pytest
 from conftest import SERVERS_DIR
 
 LIFECYCLE = SERVERS_DIR / "lifecycle_server.py"
+FAULTS = SERVERS_DIR / "fault_server.py"
 EXIT_WITHIN = 5.0
 MAX_STDERR_LINES = 20
 
@@ -43,10 +44,10 @@ def call(request_id, name: str, arguments: dict, meta: dict | None = None) -> by
     return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
 
 
-def start(stderr_path: Path) -> subprocess.Popen:
+def start(stderr_path: Path, server: Path = LIFECYCLE) -> subprocess.Popen:
     with open(stderr_path, "wb") as stderr:
         return subprocess.Popen(
-            [sys.executable, str(LIFECYCLE)],
+            [sys.executable, str(server)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -145,6 +146,26 @@ def test_output_closed_while_a_tool_runs_ends_the_server_cleanly(tmp_path, tool,
             time.sleep(0.02)
         assert proc.stdout is not None
         proc.stdout.close()  # closed while the tool runs; stdin stays open, nothing more is sent
+        since = time.monotonic()
+        assert_ended_cleanly(proc, since, stderr_path)
+    finally:
+        stop(proc)
+
+
+def test_output_closed_in_the_middle_of_a_response_ends_the_server_cleanly(tmp_path):
+    # A 50 MiB answer fills the pipe; the client reads a little of it and closes its end, so
+    # the server's write fails with EPIPE part-way through one frame.
+    stderr_path = tmp_path / "stderr.txt"
+    proc = start(stderr_path, FAULTS)
+    try:
+        handshake(proc)
+        assert send_quietly(proc, call(1, "huge", {"mib": 50}))
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "no answer began within 30 s"
+        head = proc.stdout.read1(64 * 1024)
+        assert head.startswith(b'{"jsonrpc":"2.0","id":1,"result":')
+        proc.stdout.close()
         since = time.monotonic()
         assert_ended_cleanly(proc, since, stderr_path)
     finally:

@@ -38,9 +38,11 @@ class Server:
     every tool drop unknown arguments and send its results unchecked. After end of input,
     running work has ``eof_grace`` seconds before it is stopped and the server exits. Calls
     of ``async def`` tools run concurrently, at most ``max_concurrency`` at once; other tools
-    run one at a time. A
-    call's capture holds at most ``capture_cap`` bytes: beyond that its front goes to stderr
-    while the call runs.
+    run one at a time. A call's capture holds at most ``capture_cap`` bytes: beyond that its
+    front goes to stderr while the call runs. An inbound line longer than ``max_line_bytes`` is
+    refused (the lines after it are served); when ``queue_capacity`` calls wait for a tool, the
+    server stops reading until half of them have started, so a client writing faster than tools
+    run is slowed by the pipe, and nothing it sent is dropped.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class Server:
         page_size: int = 100,
         max_concurrency: int = 16,
         capture_cap: int = 64 * 1024 * 1024,
+        queue_capacity: int = 1024,
     ) -> None:
         self.name = name
         self.version = version
@@ -80,6 +83,7 @@ class Server:
             page_size=page_size,
             max_concurrency=max_concurrency,
             capture_cap=capture_cap,
+            queue_capacity=queue_capacity,
         )
         self._runner: Any = None
 
@@ -191,17 +195,14 @@ class Server:
         return self._core.tool_names()
 
     def run(self) -> None:
-        """Serve stdin/stdout until end of input (or SIGINT/SIGTERM, which stop it cleanly).
+        """Serve stdin/stdout until end of input (or SIGINT, SIGTERM or SIGHUP, which stop it
+        cleanly; a SIGHUP ignored by the caller, as under ``nohup``, stays ignored).
 
         While serving, stdout is reserved for the protocol: ``print()`` and child processes
         write to stderr instead, and stdin reads as empty. On Windows ``sys.stdout`` and
         ``sys.stderr`` meanwhile write UTF-8 through fds 1 and 2 (see ``mcpline._streams``).
         """
-        previous = None
-        try:
-            previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-        except ValueError:
-            pass  # not the main thread: SIGTERM stays with whoever handles it there
+        previous = _stop_on_signals()
         from mcpline import _spawns, _stopping, _streams
 
         restore_stop_signal = _stopping.install()  # time limits and cancels stop sync tools
@@ -218,10 +219,26 @@ class Server:
         finally:
             restore_stop_signal()
             _streams.ROUTE = False
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             if self._runner is not None:
                 self._runner.close()
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """Makes SIGTERM, and SIGHUP where it has its default action (ending the process at once,
+    losing what the running call printed), stop serving as SIGINT does; returns the handlers
+    to put back. Off the main thread they stay with whoever handles them there."""
+    previous: dict[int, Any] = {}
+    hangup = getattr(signal, "SIGHUP", None)
+    for signum in (signal.SIGTERM, hangup):
+        if signum is None or (signum == hangup and signal.getsignal(signum) != signal.SIG_DFL):
+            continue
+        try:
+            previous[signum] = signal.signal(signum, _raise_interrupt)
+        except ValueError:
+            break  # not the main thread
+    return previous
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -19,6 +19,7 @@ cancellation catch it and go on.
 - ``chatter(path, seconds)``: sends a progress notification every 20 ms for ``seconds``, whether
   cancelled or not (the server, not the tool, must hold them back after a cancel).
 - ``limited_async(path, seconds)`` / ``limited_check(path, seconds)``: ``timeout=0.5`` tools.
+- ``say(text)``: prints ``text`` to stdout and stderr, then fails, so the output is attached.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 import time
 
 from deaf import deaf_sleep
-from mcpline import Cancelled, Context, McplineError, Server
+from mcpline import Cancelled, Context, McplineError, Server, ToolError
 
 EOF_GRACE = float(sys.argv[1]) if len(sys.argv) > 1 else None
 TICK = 0.01
@@ -174,6 +175,14 @@ def limited_check(path: str, ctx: Context, seconds: float = 30.0) -> str:
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+@server.tool
+def say(text: str) -> str:
+    """Print ``text`` to stdout and to stderr, then fail."""
+    print(text)
+    print(text, file=sys.stderr)
+    raise ToolError(f"said {text}")
 
 
 if __name__ == "__main__":

@@ -104,7 +104,10 @@ impl PyServer {
             config.eof_grace = seconds(v, "eof_grace")?;
         }
         if let Some(v) = queue_capacity {
-            config.queue_capacity = v.max(1);
+            if v == 0 {
+                return Err(PyValueError::new_err("queue_capacity must be positive"));
+            }
+            config.queue_capacity = v;
         }
         if let Some(v) = capture {
             config.capture = v;
