@@ -7,7 +7,7 @@ import json
 import time
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, call_frame
 
 FAULTS = SERVERS_DIR / "fault_server.py"
 
@@ -84,3 +84,39 @@ def test_a_line_over_the_cap_followed_by_requests_is_refused_and_they_are_answer
     refused = process.recv(timeout=30)
     assert refused["id"] == 77 and refused["error"]["code"] == -32600
     still_serving(process)
+
+
+def test_a_tool_calling_sys_exit_is_an_error_result_and_the_server_goes_on(server):
+    result = server.call("leave", {"code": 3})
+    assert result["isError"] is True
+    assert text(result) == "SystemExit: the tool called sys.exit(3); the server keeps serving"
+    still_serving(server)
+
+
+def test_a_tool_raising_keyboardinterrupt_stops_the_server_after_answering_everything_read(
+    server,
+):
+    # KeyboardInterrupt is what a SIGINT arriving while a tool runs raises in it: the call is
+    # answered, the calls read behind it are refused without running, pings read meanwhile
+    # are answered, and the server exits 0.
+    behind = range(102, 122)
+    server.send_bytes(
+        call_frame(101, "interrupt", {})
+        + b"".join(
+            call_frame(n, "add", {"a": n, "b": 1})
+            if n % 2
+            else b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % n
+            for n in behind
+        )
+    )
+    assert server.wait(10) == 0
+    answers = {frame["id"]: frame for frame in map(json.loads, server.stdout_lines[1:])}
+    assert sorted(answers) == [101, *behind]
+    assert text(answers[101]["result"]).startswith("KeyboardInterrupt: the server was interrupted")
+    for n in behind:
+        if n % 2:
+            assert answers[n]["error"]["code"] == -32603
+            assert "this call was not run" in answers[n]["error"]["message"]
+        else:
+            assert answers[n]["result"] == {}
+    assert "Traceback" not in server.stderr_text()

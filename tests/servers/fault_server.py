@@ -5,6 +5,7 @@ Each tool's documented outcome is in tests/test_robustness_faults.py.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Any
@@ -12,6 +13,18 @@ from typing import Any
 from mcpline import Server
 
 server = Server("faults", version="1.0.0")
+
+
+@server.tool
+def leave(code: int) -> str:
+    """Calls sys.exit(code)."""
+    sys.exit(code)
+
+
+@server.tool
+def interrupt() -> str:
+    """Raises KeyboardInterrupt, as a SIGINT arriving while it runs would."""
+    raise KeyboardInterrupt
 
 
 @server.tool

@@ -149,7 +149,9 @@ impl<J: Queued> JobQueue<J> {
     /// capacity, by at most that one frame's calls. Nor does the reader thread while the worker
     /// holds the turn: it is then finishing the frames it had buffered when the worker took the
     /// turn (at most one read's worth), which the worker waits for.
-    pub(crate) fn push(&self, job: J) {
+    ///
+    /// A closed queue runs nothing more: the job is handed back (`Err`) for its caller to answer.
+    pub(crate) fn push(&self, job: J) -> Result<(), J> {
         let mut st = lock(&self.state);
         if st.jobs.len() >= self.capacity && !st.worker_reads {
             st.pushers += 1;
@@ -161,8 +163,12 @@ impl<J: Queued> JobQueue<J> {
             }
             st.pushers -= 1;
         }
+        if st.closed {
+            return Err(job);
+        }
         st.jobs.push_back(job);
         self.notify(st);
+        Ok(())
     }
 
     /// The next job, waiting at most `poll` (forever when `None`).

@@ -101,6 +101,11 @@ pub(crate) trait WakeableInput: Send + Sync {
         rest: bool,
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError>;
+
+    /// Hands every complete frame already buffered to `handle`, without reading more. Does
+    /// nothing while the other thread holds the input: it hands over all it has buffered
+    /// before it lets go, and it waits for input only when nothing complete is buffered.
+    fn drain_buffered(&self, handle: &mut dyn FnMut(Inbound));
 }
 
 #[cfg(unix)]
@@ -151,6 +156,10 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
             }
         }
     }
+
+    fn drain_buffered(&self, handle: &mut dyn FnMut(Inbound)) {
+        drain(&self.reader, handle);
+    }
 }
 
 /// Where a wait cannot be interrupted (no [`Waker`] is ever made there, so this is not called by
@@ -166,6 +175,22 @@ impl<W: Write + Send> WakeableInput for StdioTransport<File, W> {
         handle: &mut dyn FnMut(Inbound),
     ) -> Result<Awaited, TransportError> {
         hand_over(&mut lock(&self.reader), handle)
+    }
+
+    fn drain_buffered(&self, handle: &mut dyn FnMut(Inbound)) {
+        drain(&self.reader, handle);
+    }
+}
+
+/// [`WakeableInput::drain_buffered`] for a line reader behind a lock.
+fn drain<R: Read>(reader: &Mutex<LineReader<R>>, handle: &mut dyn FnMut(Inbound)) {
+    let Ok(mut reader) = reader.try_lock() else {
+        return;
+    };
+    while reader.ready() {
+        if !matches!(hand_over(&mut reader, handle), Ok(Awaited::Handled { .. })) {
+            return;
+        }
     }
 }
 

@@ -320,7 +320,7 @@ impl Session {
                 "Invalid Request: request id {id} is already in use by a call in progress"
             )));
         }
-        self.queue.push(Job {
+        let pushed = self.queue.push(Job {
             id: id.clone(),
             tool,
             arguments,
@@ -330,6 +330,10 @@ impl Session {
             log_level: caller.log_level,
             flags,
         });
+        if let Err(job) = pushed {
+            // The serve is stopping (a signal, the parent gone): answered, not run.
+            self.refuse(job, "stopping");
+        }
         Ok(Reply::Later)
     }
 }

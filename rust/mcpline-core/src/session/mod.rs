@@ -222,6 +222,11 @@ impl Session {
         }
         let _ = capture::settle();
         if let Some(handoff) = &self.handoff {
+            // Requests already read into the buffer when the serve stopped are answered too
+            // (pings are, calls are refused): everything read gets its answer.
+            handoff
+                .input
+                .drain_buffered(&mut |frame| self.handle_inbound(frame));
             handoff.reader.wake();
         }
         self.queue.end().unwrap_or(ServeEnd::EndOfInput)
@@ -399,10 +404,15 @@ impl Session {
             flags.cancel();
         }
         for job in queued {
-            let msg = format!("the server is shutting down ({why}); this call was not run");
-            let frame = error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None);
-            self.outbox.complete(&job.id, &job.flags, frame);
+            self.refuse(job, why);
         }
+    }
+
+    /// Answers a call that will not run because the server is shutting down.
+    fn refuse(&self, job: Job, why: &str) {
+        let msg = format!("the server is shutting down ({why}); this call was not run");
+        let frame = error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None);
+        self.outbox.complete(&job.id, &job.flags, frame);
     }
 
     fn spawn_parent_watch(self: &Arc<Self>, watch: ParentWatch) {
