@@ -43,7 +43,8 @@ impl CallFlags {
         }
     }
 
-    /// Runs `hook` when the call is cancelled (on the cancelling thread), or at once if it was.
+    /// Runs `hook` when the call is cancelled (on the cancelling thread), or at once if it was;
+    /// a hook still waiting when the call finishes is dropped without running.
     pub(crate) fn on_cancel(&self, hook: impl Fn() + Send + Sync + 'static) {
         let mut hooks = lock(&self.hooks);
         if self.is_cancelled() {
@@ -76,6 +77,44 @@ impl CallFlags {
         if finish {
             *done = true;
         }
-        Some(f())
+        let out = f();
+        drop(done);
+        if finish {
+            // A finished call is never cancelled: its hooks go now. They may hold what holds
+            // these flags (an asyncio task whose context holds the call's context), a cycle
+            // no garbage collector sees through; they are dropped outside the lock, since
+            // dropping them may run code that writes for the call.
+            drop(std::mem::take(&mut *lock(&self.hooks)));
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::CallFlags;
+
+    #[test]
+    fn a_finished_call_lets_go_of_its_cancel_hooks_without_running_them() {
+        let flags = CallFlags::default();
+        let held = Arc::new(());
+        let theirs = Arc::clone(&held);
+        flags.on_cancel(move || panic!("ran {theirs:?}"));
+        assert_eq!(Arc::strong_count(&held), 2);
+        assert_eq!(flags.while_open(true, || "answered"), Some("answered"));
+        assert_eq!(Arc::strong_count(&held), 1);
+        flags.cancel(); // too late: nothing runs
+    }
+
+    #[test]
+    fn a_write_that_does_not_finish_the_call_keeps_its_hooks() {
+        let flags = CallFlags::default();
+        let held = Arc::new(());
+        let theirs = Arc::clone(&held);
+        flags.on_cancel(move || drop(Arc::clone(&theirs)));
+        assert_eq!(flags.while_open(false, || 1), Some(1));
+        assert_eq!(Arc::strong_count(&held), 2);
     }
 }
