@@ -1,15 +1,15 @@
 # mcpline front door.  The README's two commands:
 #
 #   make demo   build into .venv and run the demo server (`mcpline demo`)
-#   make test   everything CI runs, in this order: venv, lint-rust, lint-ci, test-rust, wheel
-#               (release build + audit), wheel-venv (fresh venv with the wheel and its test
-#               extra), lint-python, test-python and test-demo (against the installed wheel),
-#               then test-windows
+#   make test   everything CI runs, in this order: venv, lint-rust, lint-ci, test-rust, fuzz
+#               (the core's stdio fuzz target for FUZZ_SECONDS), wheel (release build +
+#               audit), wheel-venv (fresh venv with the wheel and its test extra), lint-python,
+#               test-python and test-demo (against the installed wheel), then test-windows
 #
 # Needs python3 (>= 3.10 with the venv module; Debian: apt-get install python3-venv), cargo
-# (rustup, with clippy and rustfmt), node >= 20 with npm, make and a C compiler.  CI also has
-# actionlint and shellcheck (.ci/run installs them); without them `make lint-ci` skips them,
-# except when CI is set.
+# (rustup, with clippy and rustfmt), node >= 20 with npm, make, a C compiler and (for `make
+# fuzz`, which builds libFuzzer) a C++ compiler.  CI also has actionlint and shellcheck
+# (.ci/run installs them); without them `make lint-ci` skips them, except when CI is set.
 #
 # Build choices:
 # - The Python suite runs once, against what users install: the release wheel (`maturin build
@@ -37,18 +37,20 @@ MATURIN_PROFILE ?= dev
 INTEROP := tests/interop
 # Pass extra arguments to the demo: make demo DEMO_ARGS="--help"
 DEMO_ARGS ?=
+# How long `make fuzz` fuzzes (after building the target).
+FUZZ_SECONDS ?= 60
 
 # Let pyo3's build script see the same interpreter in every cargo run (clippy, cargo test,
 # maturin), so they reuse each other's artefacts instead of rebuilding pyo3.
 export PYO3_PYTHON := $(abspath $(VPY))
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: venv build node lint lint-rust lint-ci lint-python test-rust wheel wheel-venv test-python \
-	test-demo test-windows test demo clean help
+.PHONY: venv build node lint lint-rust lint-ci lint-python test-rust fuzz wheel wheel-venv \
+	test-python test-demo test-windows test demo clean help
 
 help:
 	@echo "make demo | make test | venv build node lint lint-rust lint-ci lint-python test-rust"
-	@echo "wheel wheel-venv test-python test-demo test-windows | clean"
+	@echo "fuzz wheel wheel-venv test-python test-demo test-windows | clean"
 
 # --- environment ---------------------------------------------------------------------------
 
@@ -123,7 +125,7 @@ lint-ci:
 	else \
 	  echo "actionlint not installed: workflow lint skipped"; \
 	fi
-	@scripts=".ci/run $$(find tests -name '*.sh' | sort | tr '\n' ' ')"; \
+	@scripts=".ci/run $$(find tests fuzz -name '*.sh' | sort | tr '\n' ' ')"; \
 	if command -v shellcheck >/dev/null 2>&1; then \
 	  echo "shellcheck $$scripts"; shellcheck $$scripts; \
 	elif [ -n "$$CI" ]; then \
@@ -148,6 +150,12 @@ lint-python: wheel-venv
 test-rust: venv
 	cargo test --workspace
 
+# libFuzzer on the core's stdio framing and dispatch (fuzz/run.sh: built with the flags
+# cargo-fuzz uses, into target/fuzz unless CARGO_TARGET_DIR is set; the committed corpus in
+# fuzz/corpus/stdio seeds it and is replayed by `cargo test` too).
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
+
 test-python: wheel-venv node
 	$(WPY) -m pytest
 
@@ -165,7 +173,7 @@ test-windows: venv
 
 # Prerequisites run left to right with plain `make`; the dependencies above keep `make -j`
 # correct too.
-test: venv lint-rust lint-ci test-rust wheel wheel-venv lint-python test-python test-demo test-windows
+test: venv lint-rust lint-ci test-rust fuzz wheel wheel-venv lint-python test-python test-demo test-windows
 
 # The demo speaks MCP on stdout, so the build's chatter goes to stderr: `make -s demo` can
 # itself be an MCP client's server command.

@@ -75,11 +75,11 @@ def test_half_a_line_then_end_of_input_is_answered_and_the_server_exits_0(server
 
 
 def test_a_line_over_the_cap_followed_by_requests_is_refused_and_they_are_answered(spawn):
-    # A 70 MiB line against the 64 MiB default cap; searching it for its end once per read
+    # A 100 MiB line against the 64 MiB default cap; searching it for its end once per read
     # used to take minutes.
     process = spawn(FAULTS)
     process.initialize()
-    big = b'{"jsonrpc":"2.0","id":77,"method":"ping","params":{"x":"' + b"y" * (70 * 1024 * 1024)
+    big = b'{"jsonrpc":"2.0","id":77,"method":"ping","params":{"x":"' + b"y" * (100 * 1024 * 1024)
     process.send_bytes(big + b'"}}\n')
     refused = process.recv(timeout=30)
     assert refused["id"] == 77 and refused["error"]["code"] == -32600

@@ -32,6 +32,7 @@ mod error;
 mod flags;
 mod framing;
 mod invoke;
+mod json_syntax;
 mod jsonrpc;
 mod lifecycle;
 mod log;

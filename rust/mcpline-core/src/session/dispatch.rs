@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Job, Session};
 use crate::flags::CallFlags;
+use crate::json_syntax::{self, Syntax};
 use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame, sniff_id};
 use crate::log::log_line;
 use crate::methods;
@@ -37,25 +38,10 @@ impl Session {
     pub(crate) fn handle_line(&self, bytes: &[u8]) {
         let value: Value = match serde_json::from_slice(bytes) {
             Ok(v) => v,
-            Err(e) => {
-                let why = if std::str::from_utf8(bytes).is_err() {
-                    "the line is not valid UTF-8".to_string()
-                } else {
-                    format!("the line is not JSON ({e})")
-                };
-                // Well-formed JSON the parser cannot hold (nested deeper than its limit, a
-                // number beyond a float's range) is still a request with a readable id: it is
-                // answered under that id. A line that is not JSON at all gets no id.
-                let id = if beyond_parser_limits(&e) {
-                    sniff_id(bytes)
-                } else {
-                    None
-                };
-                let error =
-                    RequestError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {why}"));
-                self.outbox.write(&error.into_frame(id.as_ref()));
-                return;
-            }
+            Err(e) => match self.refused_by_parser(bytes, &e) {
+                Some(value) => value,
+                None => return,
+            },
         };
         match value {
             Value::Array(items) => self.handle_batch(items),
@@ -68,6 +54,35 @@ impl Session {
                     .into_frame(None),
             ),
         }
+    }
+
+    /// A line the parser refused: well-formed JSON with lone surrogate escapes is parsed again
+    /// with them replaced (`U+FFFD`, as a lossy decoder would); other well-formed JSON the parser
+    /// cannot hold (nested deeper than its limit, a number beyond a float's range) is a parse
+    /// error answered under the request's id; a line that is not JSON at all gets a parse error
+    /// without an id (an id found in broken bytes is no one's).
+    fn refused_by_parser(&self, bytes: &[u8], error: &serde_json::Error) -> Option<Value> {
+        let why = if std::str::from_utf8(bytes).is_err() {
+            "the line is not valid UTF-8".to_string()
+        } else {
+            format!("the line is not JSON ({error})")
+        };
+        let id = match json_syntax::scan(bytes) {
+            Syntax::Malformed => None,
+            Syntax::WellFormed { lone_surrogates } => {
+                if !lone_surrogates.is_empty() {
+                    let mut repaired = bytes.to_vec();
+                    json_syntax::replace_lone_surrogates(&mut repaired, &lone_surrogates);
+                    if let Ok(value) = serde_json::from_slice(&repaired) {
+                        return Some(value);
+                    }
+                }
+                sniff_id(bytes)
+            }
+        };
+        let error = RequestError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {why}"));
+        self.outbox.write(&error.into_frame(id.as_ref()));
+        None
     }
 
     fn handle_batch(&self, items: Vec<Value>) {
@@ -336,11 +351,4 @@ impl Session {
         }
         Ok(Reply::Later)
     }
-}
-
-/// Whether the parser refused well-formed JSON because of its own limits (serde_json reports
-/// these two as syntax errors; their messages are the only way to tell them apart).
-fn beyond_parser_limits(error: &serde_json::Error) -> bool {
-    let text = error.to_string();
-    text.starts_with("recursion limit exceeded") || text.starts_with("number out of range")
 }

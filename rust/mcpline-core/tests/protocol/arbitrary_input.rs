@@ -5,14 +5,15 @@
 //!
 //! Whatever the stream, the server ends at end of input, every line it writes is one complete
 //! JSON value, every request with a readable id is answered exactly once (at most once when it
-//! was cancelled), and nothing is answered that was not asked.
+//! was cancelled), and nothing is answered that was not asked. What the stream asks for is
+//! read back from its bytes by [`crate::invariants`], the checker the fuzz target shares.
 
-use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use crate::invariants::{LINE_CAP, check_answers};
 use crate::support::{Harness, MODERN_REV};
 
 const REVISIONS: [&str; 6] = [
@@ -81,31 +82,16 @@ fn piece() -> impl Strategy<Value = Piece> {
     ]
 }
 
-/// What the stream asked for: ids that must be answered exactly once, and ids that may be
-/// answered at most once (their request may be unreadable, cancelled or refused as a whole).
+/// Gives out fresh request ids and remembers the newest (what a `Cancel` piece cancels).
 #[derive(Default)]
-struct Expected {
-    once: HashSet<u64>,
-    at_most_once: HashSet<u64>,
-    next_id: u64,
+struct Ids {
+    newest: u64,
 }
 
-impl Expected {
-    fn id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id
-    }
-
-    fn must(&mut self) -> u64 {
-        let id = self.id();
-        self.once.insert(id);
-        id
-    }
-
-    fn may(&mut self) -> u64 {
-        let id = self.id();
-        self.at_most_once.insert(id);
-        id
+impl Ids {
+    fn fresh(&mut self) -> u64 {
+        self.newest += 1;
+        self.newest
     }
 }
 
@@ -122,7 +108,7 @@ fn envelope(version: usize) -> Value {
 }
 
 /// The bytes of one piece (without its line end).
-fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
+fn render(piece: &Piece, ids: &mut Ids) -> Vec<u8> {
     let text = match piece {
         Piece::Initialize(v) => {
             let params = json!({
@@ -130,39 +116,39 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
                 "capabilities": {},
                 "clientInfo": {"name": "fuzz", "version": "0"}
             });
-            frame(expected.must(), "initialize", &params)
+            frame(ids.fresh(), "initialize", &params)
         }
         Piece::Initialized => {
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()
         }
-        Piece::Ping => frame(expected.must(), "ping", &json!({})),
-        Piece::ToolsList => frame(expected.must(), "tools/list", &json!({})),
+        Piece::Ping => frame(ids.fresh(), "ping", &json!({})),
+        Piece::ToolsList => frame(ids.fresh(), "tools/list", &json!({})),
         Piece::CallAdd(a, b) => frame(
-            expected.must(),
+            ids.fresh(),
             "tools/call",
             &json!({"name": "add", "arguments": {"a": a, "b": b}}),
         ),
         Piece::CallEcho(text) => frame(
-            expected.must(),
+            ids.fresh(),
             "tools/call",
             &json!({"name": "echo", "arguments": {"text": text}}),
         ),
         Piece::CallFail => frame(
-            expected.must(),
+            ids.fresh(),
             "tools/call",
             &json!({"name": "fail", "arguments": {}}),
         ),
         Piece::CallUnknown => frame(
-            expected.must(),
+            ids.fresh(),
             "tools/call",
             &json!({"name": "nope", "arguments": {}}),
         ),
         Piece::CallBadArguments(n) => frame(
-            expected.must(),
+            ids.fresh(),
             "tools/call",
             &json!({"name": "add", "arguments": {"a": n.to_string(), "c": [n]}}),
         ),
-        Piece::UnknownMethod => frame(expected.must(), "no/such/method", &json!({})),
+        Piece::UnknownMethod => frame(ids.fresh(), "no/such/method", &json!({})),
         Piece::Stateless(method, version) => {
             let method = ["tools/list", "server/discover", "tools/call", "ping"][*method];
             let mut params = json!({"_meta": envelope(*version)});
@@ -170,16 +156,11 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
                 params["name"] = json!("add");
                 params["arguments"] = json!({"a": 1, "b": 2});
             }
-            frame(expected.must(), method, &params)
+            frame(ids.fresh(), method, &params)
         }
         Piece::Cancel => {
-            // Cancels the newest request that must be answered: it may now go unanswered.
-            let target = expected.once.iter().max().copied();
-            if let Some(target) = target {
-                expected.once.remove(&target);
-                expected.at_most_once.insert(target);
-            }
-            let params = json!({"requestId": target.unwrap_or(0), "reason": "fuzz"});
+            // The newest request: a call still queued, or already answered (then a no-op).
+            let params = json!({"requestId": ids.newest, "reason": "fuzz"});
             json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
                 .to_string()
         }
@@ -190,7 +171,7 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
         Piece::Garbage(bytes) => return bytes.clone(),
         Piece::Truncated(cut) => {
             let whole = frame(
-                expected.may(),
+                ids.fresh(),
                 "tools/call",
                 &json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
             );
@@ -198,7 +179,7 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
         }
         Piece::InvalidUtf8 => {
             let mut bytes = frame(
-                expected.may(),
+                ids.fresh(),
                 "tools/call",
                 &json!({"name": "echo", "arguments": {"text": "XX"}}),
             )
@@ -211,7 +192,7 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
         Piece::DeepNesting(depth) => {
             let mut text = format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\",\"params\":",
-                expected.must()
+                ids.fresh()
             );
             text.push_str(&"[".repeat(*depth));
             text.push_str(&"]".repeat(*depth));
@@ -225,12 +206,12 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
                 let digits = "9".repeat(400);
                 format!(
                     r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{digits},"b":1}}}}}}"#,
-                    expected.must()
+                    ids.fresh()
                 )
             }
         }
         Piece::WrongTypes(which) => {
-            let id = expected.may();
+            let id = ids.fresh();
             match which {
                 0 => json!({"jsonrpc": "2.0", "id": id, "method": 5}),
                 1 => json!({"jsonrpc": "1.0", "id": id, "method": "ping"}),
@@ -242,7 +223,7 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
             .to_string()
         }
         Piece::DuplicateKeys => {
-            let (first, second) = (expected.may(), expected.may());
+            let (first, second) = (ids.fresh(), ids.fresh());
             format!(r#"{{"jsonrpc":"2.0","id":{first},"id":{second},"method":"ping"}}"#)
         }
         Piece::Blank => String::new(),
@@ -250,9 +231,9 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
             let items: Vec<Value> = kinds
                 .iter()
                 .map(|k| match k {
-                    0 => json!({"jsonrpc": "2.0", "id": expected.may(), "method": "ping"}),
+                    0 => json!({"jsonrpc": "2.0", "id": ids.fresh(), "method": "ping"}),
                     1 => json!({"jsonrpc": "2.0", "method": "notifications/whatever"}),
-                    2 => json!({"jsonrpc": "2.0", "id": expected.may(), "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}),
+                    2 => json!({"jsonrpc": "2.0", "id": ids.fresh(), "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}),
                     _ => json!(42),
                 })
                 .collect();
@@ -262,42 +243,17 @@ fn render(piece: &Piece, expected: &mut Expected) -> Vec<u8> {
     text.into_bytes()
 }
 
-/// The ids of the responses in the server's output (batch answers flattened), and how many
-/// responses had no id.
-fn answered(frames: &[Value]) -> (HashMap<u64, usize>, usize) {
-    let mut counts = HashMap::new();
-    let mut anonymous = 0;
-    let mut responses: Vec<&Value> = Vec::new();
-    for frame in frames {
-        match frame {
-            Value::Array(items) => responses.extend(items),
-            other => responses.push(other),
-        }
-    }
-    for response in responses {
-        assert!(
-            response.get("method").is_none(),
-            "the server sent a request or notification nobody asked for: {response}"
-        );
-        match response.get("id").and_then(Value::as_u64) {
-            Some(id) => *counts.entry(id).or_insert(0) += 1,
-            None => anonymous += 1,
-        }
-    }
-    (counts, anonymous)
-}
-
 fn run(pieces: &[Piece], crlf: &[bool], chunk: usize) {
-    let mut expected = Expected::default();
+    let mut ids = Ids::default();
     let mut stream = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
-        stream.extend(render(piece, &mut expected));
+        stream.extend(render(piece, &mut ids));
         if crlf.get(i).copied().unwrap_or(false) {
             stream.push(b'\r');
         }
         stream.push(b'\n');
     }
-    let mut h = Harness::start_stream(1024 * 1024);
+    let mut h = Harness::start_stream(LINE_CAP);
     // Small chunks, but never more than a few thousand of them.
     for part in stream.chunks(chunk.max(stream.len() / 2000).max(1)) {
         h.send_bytes(part.to_vec());
@@ -305,21 +261,8 @@ fn run(pieces: &[Piece], crlf: &[bool], chunk: usize) {
     h.close();
     h.wait_end(Duration::from_secs(30));
     let frames = h.collect_until_silence(Duration::from_millis(50));
-
-    let (counts, _anonymous) = answered(&frames);
-    for id in &expected.once {
-        assert_eq!(
-            counts.get(id).copied().unwrap_or(0),
-            1,
-            "request {id} must be answered exactly once; pieces: {pieces:?}"
-        );
-    }
-    for (id, n) in &counts {
-        assert!(
-            expected.once.contains(id) || expected.at_most_once.contains(id),
-            "the server answered id {id}, which was never asked"
-        );
-        assert!(*n <= 1, "id {id} was answered {n} times");
+    if let Err(violation) = check_answers(&stream, LINE_CAP, &frames) {
+        panic!("{violation}; pieces: {pieces:?}");
     }
 }
 

@@ -5,10 +5,17 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// What must hold for any input stream (shared with the fuzz target, which also uses the
+/// write-level checks that the harness does itself here).
+#[allow(dead_code)]
+#[path = "../support/invariants.rs"]
+mod invariants;
+
 // JSON-RPC on the wire.
 mod arbitrary_input;
 mod batches;
 mod framing;
+mod fuzz_corpus;
 mod ids;
 mod notifications;
 mod parse_errors;

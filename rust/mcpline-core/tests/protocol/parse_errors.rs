@@ -59,6 +59,34 @@ fn well_formed_json_beyond_the_parsers_limits_is_answered_under_its_id() {
 }
 
 #[test]
+fn broken_json_that_is_cut_short_inside_a_deep_or_huge_value_gets_no_id() {
+    // The parser stops at its own limit before it sees the line is broken: the id it passed is
+    // still no one's (it may be the id of a call in progress).
+    let h = Harness::start();
+    h.send_raw(r#"{"jsonrpc":"2.0","id":2,"x":1e999999"#);
+    assert_error(&h.recv(), -32700, None);
+    h.send_raw(format!(
+        r#"{{"jsonrpc":"2.0","id":3,"x":{}"#,
+        "[".repeat(200)
+    ));
+    assert_error(&h.recv(), -32700, None);
+    still_serving(&h);
+}
+
+#[test]
+fn a_lone_surrogate_escape_is_read_as_the_replacement_character_and_served() {
+    let h = Harness::start();
+    h.initialize("2025-11-25");
+    h.send_raw(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"cut \ud83d"}}}"#,
+    );
+    let response = h.recv();
+    assert_eq!(response["id"], 4);
+    assert_eq!(result(&response)["content"][0]["text"], "cut \u{fffd}");
+    still_serving(&h);
+}
+
+#[test]
 fn invalid_utf8_gets_parse_error() {
     let h = Harness::start();
     let mut line = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":""#.to_vec();
