@@ -15,6 +15,8 @@ pub(crate) struct CallFlags {
     /// Set (under the lock) once the response is being written: nothing may follow it.
     finished: Mutex<bool>,
     hooks: Mutex<Vec<CancelHook>>,
+    /// Whether a hook was ever added: most calls have none, and finishing them skips the lock.
+    hooked: AtomicBool,
 }
 
 impl CallFlags {
@@ -52,6 +54,7 @@ impl CallFlags {
             hook();
         } else {
             hooks.push(Box::new(hook));
+            self.hooked.store(true, Ordering::Release);
         }
     }
 
@@ -79,7 +82,7 @@ impl CallFlags {
         }
         let out = f();
         drop(done);
-        if finish {
+        if finish && self.hooked.load(Ordering::Acquire) {
             // A finished call is never cancelled: its hooks go now. They may hold what holds
             // these flags (an asyncio task whose context holds the call's context), a cycle
             // no garbage collector sees through; they are dropped outside the lock, since
