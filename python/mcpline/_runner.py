@@ -4,6 +4,7 @@ calls of async tools run concurrently (the core bounds how many: ``max_concurren
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import threading
@@ -69,6 +70,14 @@ class AsyncRunner:
         except RuntimeError:  # the loop closed under us: the call is answered with an error
             coroutine.close()
             raise
+
+    def submit(self, coroutine: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
+        """Runs ``coroutine`` as a task of the loop; its future, for another thread to wait on."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._running_loop())
+
+    def loop_call(self, callback: Callable[[], object]) -> None:
+        """Runs ``callback`` on the loop's thread."""
+        self._running_loop().call_soon_threadsafe(callback)
 
     def close(self) -> None:
         """Stops the loop after cancelling what still runs on it (each call is still answered)."""

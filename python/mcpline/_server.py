@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar, overload
 
+    from mcpline._lifespan import Lifespan
     from mcpline._tool import OutputMode
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -38,7 +39,10 @@ class Server:
     every tool drop unknown arguments and send its results unchecked. After end of input,
     running work has ``eof_grace`` seconds before it is stopped and the server exits. Calls
     of ``async def`` tools run concurrently, at most ``max_concurrency`` at once; other tools
-    run one at a time. A call's capture holds at most ``capture_cap`` bytes: beyond that its
+    run one at a time. ``lifespan(server)`` returns a context manager (plain or async) entered
+    before the first request is read and exited when serving ends; what it yields is
+    ``Context.lifespan`` in every call (a database connection, an HTTP client). A call's
+    capture holds at most ``capture_cap`` bytes: beyond that its
     front goes to stderr while the call runs. An inbound line longer than ``max_line_bytes`` is
     refused (the lines after it are served); when ``queue_capacity`` calls wait for a tool, the
     server stops reading until half of them have started, so a client writing faster than tools
@@ -63,6 +67,7 @@ class Server:
         max_concurrency: int = 16,
         capture_cap: int = 64 * 1024 * 1024,
         queue_capacity: int = 1024,
+        lifespan: Callable[[Server], Any] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -86,6 +91,7 @@ class Server:
             queue_capacity=queue_capacity,
         )
         self._runner: Any = None
+        self.lifespan = lifespan
 
     if TYPE_CHECKING:
 
@@ -202,6 +208,7 @@ class Server:
         write to stderr instead, and stdin reads as empty. On Windows ``sys.stdout`` and
         ``sys.stderr`` meanwhile write UTF-8 through fds 1 and 2 (see ``mcpline._streams``).
         """
+        lifespan = self._enter_lifespan(serving=True)
         previous = _stop_on_signals()
         from mcpline import _spawns, _stopping, _streams
 
@@ -213,7 +220,10 @@ class Server:
         try:
             # Once the protocol stdout is put aside: line by line, and on Windows through fds
             # 1/2 in UTF-8 (after the flush that sends what was printed before run() to stderr).
-            self._core.run_stdio(_streams.serving)
+            # Before the core ends the process itself (parent gone, a tool stuck after end of
+            # input), the lifespan is exited too.
+            on_exit = None if lifespan is None else lifespan.exit
+            self._core.run_stdio(_streams.serving, on_exit)
         except KeyboardInterrupt:
             sys.stderr.write("[mcpline] interrupted; stopped serving\n")
         finally:
@@ -221,8 +231,39 @@ class Server:
             _streams.ROUTE = False
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+            if lifespan is not None:  # before the loop it may run on closes
+                self._exit_lifespan(lifespan, serving=True)
             if self._runner is not None:
                 self._runner.close()
+
+    def _enter_lifespan(self, *, serving: bool) -> Lifespan | None:
+        """Enters ``self.lifespan`` (if any) and hands what it yields to every call's context.
+
+        ``serving``: before ``run()`` serves, where stdout is the protocol's: what the lifespan
+        prints goes to stderr, and a failure is one line on stderr and exit status 1.
+        """
+        if self.lifespan is None:
+            return None
+        from mcpline._lifespan import Lifespan, LifespanError, output_to_stderr
+
+        lifespan = Lifespan(self.lifespan, self, self._runner)
+        try:
+            with output_to_stderr(serving):
+                value = lifespan.enter()
+        except LifespanError as error:
+            if not serving:
+                raise
+            sys.stderr.write(f"[mcpline] {error}\n")
+            raise SystemExit(1) from None
+        self._core.set_lifespan_value(value)
+        return lifespan
+
+    def _exit_lifespan(self, lifespan: Lifespan, *, serving: bool) -> None:
+        from mcpline._lifespan import output_to_stderr
+
+        self._core.set_lifespan_value(None)
+        with output_to_stderr(serving):
+            lifespan.exit()
 
 
 def _stop_on_signals() -> dict[int, Any]:

@@ -76,6 +76,9 @@ class Client:
         self.notifications: list[dict[str, Any]] = []
         self.initialize_result: dict[str, Any] | None = None
         self._ids = itertools.count(1)
+        # The server's lifespan (if any) is entered for this connection, exited by close().
+        self._server = server
+        self._lifespan = server._enter_lifespan(serving=False)
         self._session = server._core.connect()
         self._closed = False
         if protocol_version != STATELESS:
@@ -193,5 +196,7 @@ class Client:
         try:
             return self._session.wait(self.timeout)
         finally:
+            if self._lifespan is not None:
+                self._server._exit_lifespan(self._lifespan, serving=False)
             if sys.platform == "win32":
                 _streams.release()

@@ -134,6 +134,14 @@ pub enum ServeEnd {
 /// A check the worker runs while idle (every [`STOP_POLL`]); returning true stops the server.
 pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;
 
+/// Runs before the server ends the process itself (the parent went away, or a tool still ran
+/// after the end-of-input grace): the Python binding exits the server's lifespan there. It gets
+/// at most [`EXIT_HOOK_PATIENCE`]; the process exits then whether it returned or not.
+pub type ExitHook = Arc<dyn Fn() + Send + Sync>;
+
+/// How long an [`ExitHook`] may run before the process exits without it.
+pub const EXIT_HOOK_PATIENCE: Duration = Duration::from_secs(2);
+
 /// Which edge of [`Server::serve_stdio`] a [`StdioHook`] runs at.
 ///
 /// [`Server::serve_stdio`]: crate::Server::serve_stdio

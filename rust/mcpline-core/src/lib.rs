@@ -55,8 +55,8 @@ pub use capture::{
     set_capture_cap, settle, write_attributed, write_real_stderr,
 };
 pub use config::{
-    DEFAULT_MAX_CONCURRENCY, STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook,
-    StopCheck,
+    DEFAULT_MAX_CONCURRENCY, EXIT_HOOK_PATIENCE, ExitHook, STOP_POLL, ServeEnd, ServerConfig,
+    ServerInfo, StdioEdge, StdioHook, StopCheck,
 };
 pub use context::CallContext;
 pub use error::{ServerError, TransportError};

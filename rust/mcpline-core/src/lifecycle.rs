@@ -1,4 +1,34 @@
-//! Noticing that the process that started us has gone away, so orphans cannot pile up.
+//! Noticing that the process that started us has gone away, so orphans cannot pile up; and
+//! what runs before the server ends the process itself.
+
+use std::sync::mpsc;
+use std::thread;
+
+use crate::config::{EXIT_HOOK_PATIENCE, ExitHook};
+use crate::log::log_line;
+
+/// Runs `hook` on a thread of its own and waits for it at most [`EXIT_HOOK_PATIENCE`]: the hook
+/// may need what a stuck tool holds (Python's GIL), and the process must exit regardless.
+pub(crate) fn run_exit_hook(hook: Option<&ExitHook>) {
+    let Some(hook) = hook.cloned() else { return };
+    let (done, finished) = mpsc::channel();
+    let spawned = thread::Builder::new()
+        .name("mcpline-exit-hook".into())
+        .spawn(move || {
+            hook();
+            let _ = done.send(());
+        });
+    match spawned {
+        Ok(_) => {
+            if finished.recv_timeout(EXIT_HOOK_PATIENCE).is_err() {
+                log_line(
+                    "the shutdown hook (the lifespan's exit) did not finish; exiting without it",
+                );
+            }
+        }
+        Err(e) => log_line(&format!("cannot run the shutdown hook: {e}")),
+    }
+}
 
 /// Watches the parent process the server started with.
 pub(crate) struct ParentWatch {

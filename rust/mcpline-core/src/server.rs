@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use crate::capture::ProtectedStdio;
-use crate::config::{ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck};
+use crate::config::{
+    ExitHook, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck,
+};
 use crate::error::ServerError;
 use crate::registry::Registry;
 use crate::session::{Handoff, Session};
@@ -19,6 +21,7 @@ pub struct Server {
     registry: Registry,
     stop_check: Option<StopCheck>,
     stdio_hook: Option<StdioHook>,
+    exit_hook: Option<ExitHook>,
 }
 
 impl Server {
@@ -31,6 +34,7 @@ impl Server {
             registry: Registry::default(),
             stop_check: None,
             stdio_hook: None,
+            exit_hook: None,
         }
     }
 
@@ -52,6 +56,15 @@ impl Server {
     /// runs uncaptured) never follows the last one.
     pub fn set_stdio_hook(&mut self, hook: StdioHook) {
         self.stdio_hook = Some(hook);
+    }
+
+    /// Installs what runs before [`Server::serve_stdio`] ends the process itself (the parent
+    /// went away, or a tool still ran after the end-of-input grace), for at most
+    /// [`EXIT_HOOK_PATIENCE`]. The Python binding exits the server's lifespan there.
+    ///
+    /// [`EXIT_HOOK_PATIENCE`]: crate::EXIT_HOOK_PATIENCE
+    pub fn set_exit_hook(&mut self, hook: ExitHook) {
+        self.exit_hook = Some(hook);
     }
 
     /// The configuration, for adjusting before serving.
@@ -99,6 +112,7 @@ impl Server {
             self.config.clone(),
             self.registry.clone(),
             self.stop_check.clone(),
+            self.exit_hook.clone(),
             transport,
             handoff,
         );

@@ -1,16 +1,23 @@
 //! `mcpline.Context`: what a Python tool sees of its call.
 
-use mcpline_core::{CallContext, LogLevel, RequestId};
+use std::sync::{Arc, Mutex};
+
+use mcpline_core::{CallContext, LogLevel, RequestId, lock};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::convert::json_to_py;
 use crate::errors::mcpline_error;
 
+/// What the server's lifespan yielded while it is entered (`Server(lifespan=...)`), shared by
+/// the server and every call's context.
+pub(crate) type Lifespan = Arc<Mutex<Option<Py<PyAny>>>>;
+
 /// The call a tool is serving. Add a parameter annotated `Context` to receive it.
 #[pyclass(frozen, module = "mcpline._core", name = "Context")]
 pub(crate) struct PyContext {
     pub(crate) inner: CallContext,
+    pub(crate) lifespan: Option<Lifespan>,
 }
 
 #[pymethods]
@@ -43,6 +50,13 @@ impl PyContext {
             .client_info()
             .map(|v| json_to_py(py, v))
             .transpose()
+    }
+
+    /// What the server's lifespan yielded (``Server(lifespan=...)``), or ``None`` without one.
+    #[getter]
+    fn lifespan(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let slot = self.lifespan.as_ref()?;
+        lock(slot).as_ref().map(|value| value.clone_ref(py))
     }
 
     /// True once the client cancelled the call, its timeout passed, or the server is stopping.

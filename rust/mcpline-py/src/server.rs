@@ -10,6 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+use crate::context::Lifespan;
 use crate::convert::{Kinds, parse_output, seconds};
 use crate::errors::setup_error;
 use crate::interrupt::Interrupt;
@@ -32,6 +33,7 @@ pub(crate) struct PyServer {
     inner: Mutex<Server>,
     kinds: Mutex<Option<Arc<Kinds>>>,
     interrupt: Arc<Interrupt>,
+    lifespan: Lifespan,
 }
 
 #[pymethods]
@@ -58,6 +60,7 @@ impl PyServer {
             inner: Mutex::new(Server::new(info)),
             kinds: Mutex::new(None),
             interrupt: Arc::new(Interrupt::default()),
+            lifespan: Lifespan::default(),
         }
     }
 
@@ -145,7 +148,9 @@ impl PyServer {
     ) -> PyResult<()> {
         let kinds = self.kinds(py)?;
         let interrupt = Arc::clone(&self.interrupt);
-        let (spec, handler) = PyTool::define(py, func, shape, options, runner, kinds, interrupt)?;
+        let lifespan = Arc::clone(&self.lifespan);
+        let (spec, handler) =
+            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
         lock(&self.inner)
             .add_tool(spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
@@ -159,7 +164,14 @@ impl PyServer {
             inner: Mutex::new(server),
             kinds: Mutex::new(lock(&self.kinds).clone()),
             interrupt: Arc::new(Interrupt::default()),
+            // The tools it keeps share the original's: so does the copy.
+            lifespan: Arc::clone(&self.lifespan),
         }
+    }
+
+    /// Sets what ``Context.lifespan`` answers (``None`` once the lifespan has exited).
+    fn set_lifespan_value(&self, value: Option<Py<PyAny>>) {
+        *lock(&self.lifespan) = value;
     }
 
     /// Names of the registered tools, sorted.
@@ -172,10 +184,26 @@ impl PyServer {
     ///
     /// Python's streams are flushed right after the protocol stdout is put aside and right
     /// before it comes back; `on_stdio(True)` / `on_stdio(False)` then run at those edges
-    /// (an exception there is printed to stderr, not raised).
-    #[pyo3(signature = (on_stdio=None))]
-    fn run_stdio(&self, py: Python<'_>, on_stdio: Option<Py<PyAny>>) -> PyResult<&'static str> {
+    /// (an exception there is printed to stderr, not raised). `on_exit()` runs (for at most
+    /// two seconds) before the server ends the process itself: the parent went away, or a tool
+    /// still ran after the end-of-input grace.
+    #[pyo3(signature = (on_stdio=None, on_exit=None))]
+    fn run_stdio(
+        &self,
+        py: Python<'_>,
+        on_stdio: Option<Py<PyAny>>,
+        on_exit: Option<Py<PyAny>>,
+    ) -> PyResult<&'static str> {
         let mut server = self.prepared();
+        if let Some(callback) = on_exit {
+            server.set_exit_hook(Arc::new(move || {
+                Python::attach(|py| {
+                    if let Err(err) = callback.call0(py) {
+                        err.print(py);
+                    }
+                });
+            }));
+        }
         server.set_stdio_hook(Arc::new(move |edge| {
             Python::attach(|py| {
                 flush_python_streams(py);

@@ -67,7 +67,13 @@ pub(crate) fn as_current_call<T>(
             runner.getattr("CURRENT_CALL").map(Bound::unbind)
         })?
         .bind(py);
-    let call = Bound::new(py, PyContext { inner: ctx.clone() })?;
+    let call = Bound::new(
+        py,
+        PyContext {
+            inner: ctx.clone(),
+            lifespan: None,
+        },
+    )?;
     let token = var.call_method1(intern!(py, "set"), (call,))?;
     let result = body();
     var.call_method1(intern!(py, "reset"), (token,))?;

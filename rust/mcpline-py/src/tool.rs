@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::Value;
 
-use crate::context::PyContext;
+use crate::context::{Lifespan, PyContext};
 use crate::convert::{
     Kinds, ResultShape, arguments_to_kwargs, parse_output, py_to_json, seconds, to_output,
 };
@@ -69,10 +69,12 @@ pub(crate) struct PyTool {
     integer_params: Vec<String>,
     kinds: Arc<Kinds>,
     interrupt: Arc<Interrupt>,
+    lifespan: Lifespan,
 }
 
 impl PyTool {
     /// The core's spec of the tool `func` and the handler that calls it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn define(
         py: Python<'_>,
         func: Py<PyAny>,
@@ -81,6 +83,7 @@ impl PyTool {
         runner: Option<Py<PyAny>>,
         kinds: Arc<Kinds>,
         interrupt: Arc<Interrupt>,
+        lifespan: Lifespan,
     ) -> PyResult<(ToolSpec, Self)> {
         let mut spec = ToolSpec::new(shape.name, py_to_json(&shape.input_schema)?);
         spec.description = shape.description;
@@ -108,6 +111,7 @@ impl PyTool {
             integer_params: integer_params(&spec.input_schema),
             kinds,
             interrupt,
+            lifespan,
         };
         Ok((spec, handler))
     }
@@ -115,7 +119,14 @@ impl PyTool {
     fn run(&self, py: Python<'_>, arguments: &Value, ctx: &CallContext) -> PyResult<ToolOutput> {
         let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
         if let Some(name) = &self.context_param {
-            let c = Bound::new(py, PyContext { inner: ctx.clone() })?;
+            let lifespan = Some(Arc::clone(&self.lifespan));
+            let c = Bound::new(
+                py,
+                PyContext {
+                    inner: ctx.clone(),
+                    lifespan,
+                },
+            )?;
             kwargs.set_item(name.bind(py), c)?;
         }
         let value = self.func.bind(py).call((), Some(&kwargs))?;
@@ -133,7 +144,13 @@ impl PyTool {
         completion: Bound<'_, Completion>,
     ) -> PyResult<()> {
         let kwargs = arguments_to_kwargs(py, arguments, &self.integer_params)?;
-        let c = Bound::new(py, PyContext { inner: ctx.clone() })?;
+        let c = Bound::new(
+            py,
+            PyContext {
+                inner: ctx.clone(),
+                lifespan: Some(Arc::clone(&self.lifespan)),
+            },
+        )?;
         if let Some(name) = &self.context_param {
             kwargs.set_item(name.bind(py), &c)?;
         }

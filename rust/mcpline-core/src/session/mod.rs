@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::capture;
-use crate::config::{STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
+use crate::config::{ExitHook, STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
 use crate::context::CallContext;
 use crate::flags::CallFlags;
 use crate::framing::Inbound;
 use crate::invoke::{self, EarlyAnswer, invoke};
 use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_frame, sniff_id};
-use crate::lifecycle::ParentWatch;
+use crate::lifecycle::{ParentWatch, run_exit_hook};
 use crate::log::log_line;
 use crate::methods::{self, Handshake};
 use crate::outbox::Outbox;
@@ -123,6 +123,7 @@ pub(crate) struct Session {
     pub(crate) queue: Arc<JobQueue<Job>>,
     pub(crate) outbox: Arc<Outbox>,
     stop_check: Option<StopCheck>,
+    before_exit: Option<ExitHook>,
     transport: Arc<dyn Transport>,
     handoff: Option<Arc<Handoff>>,
 }
@@ -133,6 +134,7 @@ impl Session {
         config: ServerConfig,
         registry: Registry,
         stop_check: Option<StopCheck>,
+        before_exit: Option<ExitHook>,
         transport: Arc<dyn Transport>,
         handoff: Option<Handoff>,
     ) -> Arc<Self> {
@@ -159,6 +161,7 @@ impl Session {
             queue,
             outbox,
             stop_check,
+            before_exit,
             transport,
             handoff,
         })
@@ -391,6 +394,7 @@ impl Session {
                 .wait_idle(Instant::now() + Duration::from_millis(500))
         {
             log_line("a tool is still running after end of input; exiting without it");
+            run_exit_hook(self.before_exit.as_ref());
             capture::salvage(RUNNING_AT_EXIT);
             let _ = std::io::stderr().flush();
             std::process::exit(0);
@@ -426,6 +430,7 @@ impl Session {
                         log_line("the parent process is gone; exiting");
                         me.queue.set_end(ServeEnd::ParentGone);
                         me.abandon_work("the parent process is gone");
+                        run_exit_hook(me.before_exit.as_ref());
                         capture::salvage(RUNNING_AT_EXIT);
                         let _ = std::io::stderr().flush();
                         std::process::exit(0);
