@@ -139,6 +139,33 @@ def test_list_tools_sorted_with_schema_from_signature() -> None:
     assert tools["crash"]["inputSchema"].get("properties", {}) == {}
 
 
+def test_prompts_are_listed_with_their_arguments_and_got_with_string_arguments() -> None:
+    async def body(session: ClientSession) -> tuple[Any, Any, Any, Any]:
+        listed = wire(await session.list_prompts())
+        review = wire(await session.get_prompt("review", {"code": "x = 1"}))
+        dialogue = wire(await session.get_prompt("dialogue", {"topic": "tides"}))
+        try:
+            await session.get_prompt("review", {})
+        except MCPError as error:
+            missing = (error.error.code, error.error.message)
+        return listed, review, dialogue, missing
+
+    listed, review, dialogue, missing = run_session(body)
+    prompts = {prompt["name"]: prompt for prompt in listed["prompts"]}
+    assert sorted(prompts) == ["dialogue", "review"]
+    assert prompts["review"]["title"] == "Code review"
+    assert prompts["review"]["arguments"] == [
+        {"name": "code", "description": "The code to review.", "required": True},
+        {"name": "focus", "description": "What to look for.", "required": False},
+    ]
+    assert review["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Review this code for bugs:\nx = 1"}}
+    ]
+    assert [m["role"] for m in dialogue["messages"]] == ["user", "assistant"]
+    assert dialogue["messages"][0]["content"]["text"] == "Tell me about tides."
+    assert missing[0] == -32602 and "code" in missing[1]
+
+
 def test_call_tool_returns_structured_content_and_text() -> None:
     async def body(session: ClientSession) -> dict[str, Any]:
         # Listing first lets the SDK validate structuredContent against add's outputSchema.

@@ -116,6 +116,20 @@ def test_unknown_tool_is_method_not_found(summary: dict[str, Any]) -> None:
     assert summary["unknownError"]["code"] == -32601
 
 
+def test_prompts_are_listed_and_got(summary: dict[str, Any]) -> None:
+    prompts = {prompt["name"]: prompt for prompt in summary["prompts"]}
+    assert sorted(prompts) == ["dialogue", "review"]
+    assert prompts["review"]["arguments"][0] == {
+        "name": "code",
+        "description": "The code to review.",
+        "required": True,
+    }
+    assert summary["review"]["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Review this code for style:\nx = 1"}}
+    ]
+    assert summary["missingArgument"]["code"] == -32602, summary["missingArgument"]
+
+
 def test_ping(summary: dict[str, Any]) -> None:
     assert summary["ping"] == {}
 

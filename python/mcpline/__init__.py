@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from mcpline._capture import capture
     from mcpline._core import Context, __version__
+    from mcpline._prompts import Message
     from mcpline._results import (
         Audio,
         Cancelled,
@@ -45,6 +46,7 @@ __all__ = [
     "Context",
     "Image",
     "McplineError",
+    "Message",
     "Server",
     "SetupError",
     "ToolError",
@@ -60,6 +62,7 @@ _HOMES = {
     "SetupError": "mcpline._results",
     "Image": "mcpline._results",
     "McplineError": "mcpline._results",
+    "Message": "mcpline._prompts",
     "ToolError": "mcpline._results",
     "ToolResult": "mcpline._results",
     "Server": "mcpline._server",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar, overload
 
     from mcpline._lifespan import Lifespan
-    from mcpline._tool import OutputMode
+    from mcpline._tool import OutputMode, ToolShape
 
     F = TypeVar("F", bound=Callable[..., Any])
 
@@ -177,6 +177,14 @@ class Server:
         except (TypeError, ValueError) as e:
             label = options.name or getattr(func, "__name__", repr(func))
             raise SetupError(f"cannot register tool {label!r}: {e}") from e
+        call, runner = self._runnable(func, shape)
+        self._core.add_tool(call, shape, options, runner)
+
+    def _runnable(
+        self, func: Callable[..., Any], shape: ToolShape
+    ) -> tuple[Callable[..., Any], Any]:
+        """What the core calls for ``func`` (its JSON arguments converted first where its
+        parameters are richer types), and the runner of an ``async def`` one."""
         call = func
         rich = {p: t for p, t in shape.param_types.items() if not is_plain_json(t)}
         if rich or shape.field_defaults:
@@ -193,7 +201,77 @@ class Server:
 
                 self._runner = AsyncRunner()
             runner = self._runner
-        self._core.add_tool(call, shape, options, runner)
+        return call, runner
+
+    def prompt(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+    ) -> Any:
+        """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``.
+
+        Its arguments come from the signature: a parameter without a default is required, and
+        its description comes from ``Annotated`` or the docstring's ``Args:`` section, as for
+        tools. Clients send every argument as a string; one declared ``int``, ``float`` or
+        ``bool`` is read as that type. The function returns a ``str`` (one user message), an
+        ``Image`` or ``Audio``, a ``Message``, a ``{"role": ..., "content": ...}`` dict, or a
+        list of these. It runs like a tool call (what it prints is captured; an exception is
+        the error ``-32603`` with its message). The function is returned unchanged.
+        """
+        if fn is not None and not callable(fn):
+            raise TypeError("@server.prompt takes a function; for options use keywords")
+
+        def register(func: F) -> F:
+            self._register_prompt(func, name=name, title=title, description=description)
+            return func
+
+        return register(fn) if fn is not None else register
+
+    def _register_prompt(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+    ) -> None:
+        from mcpline._prompts import as_prompt
+
+        label = name or getattr(func, "__name__", repr(func))
+        try:
+            # A prompt returns messages, not a declared result: nothing to check them against.
+            shape = describe(
+                func,
+                name=name,
+                description=description,
+                context_types=(_core.Context,),
+                returns=False,
+            )
+        except (TypeError, ValueError) as e:
+            raise SetupError(f"cannot register prompt {label!r}: {e}") from e
+        properties = shape.input_schema.get("properties", {})
+        required = set(shape.input_schema.get("required", ()))
+        arguments = [
+            (argument, schema.get("description"), argument in required)
+            for argument, schema in properties.items()
+        ]
+        call, runner = self._runnable(func, shape)
+        options = ToolOptions(
+            name=shape.name,
+            title=title,
+            description=shape.description,
+            read_only=None,
+            destructive=None,
+            idempotent=None,
+            open_world=None,
+            strict=True,
+            output=None,
+            timeout=None,
+        )
+        self._core.add_prompt(as_prompt(call, shape.is_async), shape, options, arguments, runner)
 
     @property
     def tool_names(self) -> list[str]:

@@ -118,8 +118,10 @@ def describe(
     name: str | None = None,
     description: str | None = None,
     context_types: tuple[type, ...] = (),
+    returns: bool = True,
 ) -> ToolShape:
-    """Describe ``fn`` as an MCP tool.
+    """Describe ``fn`` as an MCP tool (``returns=False``: its result is not described, as for a
+    prompt, whose return value is messages).
 
     ``name`` defaults to ``fn.__name__`` and must be 1-64 characters of ``[A-Za-z0-9_.-]``
     (``ValueError`` otherwise). ``description`` defaults to the docstring without its
@@ -221,19 +223,22 @@ def describe(
     if builder.defs:
         input_schema["$defs"] = builder.defs
 
-    returns = resolve(return_annotation, info.globalns, label, "the return annotation", ())
-    try:
-        result_schema, wraps = _output_schema(returns, info.globalns, doc_returns)
-    except Unsupported as exc:
-        raise TypeError(
-            f"{label}: unsupported return annotation {format_annotation(returns)}: {exc}"
-        ) from None
+    result_schema: Schema | None = None
+    wraps = False
+    if returns:
+        declared = resolve(return_annotation, info.globalns, label, "the return annotation", ())
+        try:
+            result_schema, wraps = _output_schema(declared, info.globalns, doc_returns)
+        except Unsupported as exc:
+            raise TypeError(
+                f"{label}: unsupported return annotation {format_annotation(declared)}: {exc}"
+            ) from None
     return ToolShape(
         name=tool_name,
         description=description if description is not None else doc_summary,
         input_schema=input_schema,
         output_schema=result_schema,
-        output_type=None if result_schema is None else format_annotation(returns),
+        output_type=None if result_schema is None else format_annotation(declared),
         wraps_output=wraps,
         context_param=context_param,
         is_async=info.is_async,

@@ -168,6 +168,22 @@ class Client:
                 return tools
             params = {"cursor": page["nextCursor"]}
 
+    def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt descriptor (following pagination)."""
+        prompts: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.request("prompts/list", params)
+            prompts.extend(page["prompts"])
+            if "nextCursor" not in page:
+                return prompts
+            params = {"cursor": page["nextCursor"]}
+
+    def get_prompt(self, name: str, /, **arguments: str) -> dict[str, Any]:
+        """``prompts/get``: the prompt's result (``messages``, ``description``)."""
+        result: dict[str, Any] = self.request("prompts/get", {"name": name, "arguments": arguments})
+        return result
+
     def call(self, name: str, /, **arguments: Any) -> CallResult:
         """Calls tool ``name`` with keyword ``arguments``."""
         return self.call_with(name, arguments)

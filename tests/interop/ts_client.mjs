@@ -90,6 +90,9 @@ try {
   summary.crash = await client.callTool({ name: 'crash', arguments: {} });
   summary.unknownError = await expectMcpError(client.callTool({ name: 'no_such_tool', arguments: {} }));
   summary.ping = await client.ping();
+  summary.prompts = (await client.listPrompts()).prompts;
+  summary.review = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', focus: 'style' } });
+  summary.missingArgument = await expectMcpError(client.getPrompt({ name: 'review', arguments: {} }));
 
   // Ping while a long call (slow: 3 s, not cancellable) is in flight.
   {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from mcpline import Context, Server, ToolError
+from mcpline import Context, Message, Server, ToolError
 
 server = Server("interop", version="1.0.0", instructions="Test server.")
 
@@ -57,6 +57,23 @@ def wait(seconds: float, ctx: Context) -> str:
 def crash() -> str:
     """Raise an unexpected exception (not a ToolError)."""
     raise RuntimeError("kaboom")
+
+
+@server.prompt(title="Code review")
+def review(code: str, focus: str = "bugs") -> str:
+    """Ask for a review of some code.
+
+    Args:
+        code: The code to review.
+        focus: What to look for.
+    """
+    return f"Review this code for {focus}:\n{code}"
+
+
+@server.prompt
+async def dialogue(topic: str) -> list[Message]:
+    """A short exchange about a topic."""
+    return [Message(f"Tell me about {topic}."), Message("Gladly.", role="assistant")]
 
 
 if __name__ == "__main__":

@@ -54,6 +54,12 @@ pub enum ServerError {
         "a tool named {0:?} is already registered (tool names must be unique; pass name=... to rename one)"
     )]
     DuplicateTool(String),
+    /// Two prompts share a name, or a prompt name breaks the naming rule.
+    #[error(
+        "cannot register prompt {0:?}: prompt names must be unique and use 1-64 characters of \
+         A-Z a-z 0-9 _ - . (pass name=... to rename one)"
+    )]
+    BadPromptName(String),
     /// A tool's input schema cannot be compiled.
     #[error("the inputSchema of tool {tool:?} is not usable: {source}")]
     BadSchema {

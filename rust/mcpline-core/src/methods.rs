@@ -38,14 +38,25 @@ pub(crate) fn negotiate(params: &Map<String, Value>) -> Result<Handshake, Reques
     })
 }
 
+/// What the server offers: tools always, prompts when any are registered (a client must not
+/// be told of a capability the server lacks, and its methods answer `-32601` then).
+fn capabilities(registry: &Registry, logging: bool) -> Value {
+    let mut capabilities = Map::new();
+    if logging {
+        capabilities.insert("logging".into(), json!({}));
+    }
+    capabilities.insert("tools".into(), json!({"listChanged": false}));
+    if registry.prompts().len() > 0 {
+        capabilities.insert("prompts".into(), json!({"listChanged": false}));
+    }
+    Value::Object(capabilities)
+}
+
 /// The `initialize` result for the negotiated `revision`.
-pub(crate) fn initialize(info: &ServerInfo, revision: Revision) -> Value {
+pub(crate) fn initialize(info: &ServerInfo, registry: &Registry, revision: Revision) -> Value {
     let mut result = Map::new();
     result.insert("protocolVersion".into(), Value::from(revision.as_str()));
-    result.insert(
-        "capabilities".into(),
-        json!({"logging": {}, "tools": {"listChanged": false}}),
-    );
+    result.insert("capabilities".into(), capabilities(registry, true));
     result.insert("serverInfo".into(), info.to_json(revision));
     if let Some(text) = &info.instructions {
         result.insert("instructions".into(), Value::from(text.as_str()));
@@ -129,14 +140,11 @@ pub(crate) fn envelope(params: &Map<String, Value>) -> Result<Envelope, RequestE
 }
 
 /// The `server/discover` result (2026-07-28).
-pub(crate) fn discover(info: &ServerInfo, config: &ServerConfig) -> Value {
+pub(crate) fn discover(info: &ServerInfo, registry: &Registry, config: &ServerConfig) -> Value {
     let supported: Vec<&str> = STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect();
     let mut result = Map::new();
     result.insert("supportedVersions".into(), json!(supported));
-    result.insert(
-        "capabilities".into(),
-        json!({"tools": {"listChanged": false}}),
-    );
+    result.insert("capabilities".into(), capabilities(registry, false));
     if let Some(text) = &info.instructions {
         result.insert("instructions".into(), Value::from(text.as_str()));
     }
@@ -152,16 +160,42 @@ pub(crate) fn list_tools(
     rev: Revision,
     params: &Map<String, Value>,
 ) -> Result<Value, RequestError> {
+    let descriptors = registry.tools().map(|t| t.spec.descriptor(rev));
+    list_page("tools", descriptors, registry.len(), config, rev, params)
+}
+
+/// One page of `prompts/list`; the cursor is `prompts:<offset>` from an earlier page.
+pub(crate) fn list_prompts(
+    registry: &Registry,
+    config: &ServerConfig,
+    rev: Revision,
+    params: &Map<String, Value>,
+) -> Result<Value, RequestError> {
+    let count = registry.prompts().len();
+    let descriptors = registry.prompts().map(|p| p.descriptor(rev));
+    list_page("prompts", descriptors, count, config, rev, params)
+}
+
+/// The page of a list method (`key` names it and its items) that the request's cursor asks for.
+fn list_page(
+    key: &str,
+    items: impl Iterator<Item = Value>,
+    count: usize,
+    config: &ServerConfig,
+    rev: Revision,
+    params: &Map<String, Value>,
+) -> Result<Value, RequestError> {
     let start = match params.get("cursor") {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => c
-            .strip_prefix("tools:")
+            .strip_prefix(key)
+            .and_then(|rest| rest.strip_prefix(':'))
             .and_then(|n| n.parse::<usize>().ok())
-            .filter(|&n| n > 0 && n < registry.len())
+            .filter(|&n| n > 0 && n < count)
             .ok_or_else(|| {
                 RequestError::invalid_params(format!(
                     "Invalid params: unknown cursor {c:?} (pass back a nextCursor from an \
-                     earlier tools/list)"
+                     earlier {key}/list)"
                 ))
             })?,
         Some(_) => {
@@ -171,18 +205,15 @@ pub(crate) fn list_tools(
         }
     };
     let page = config.page_size.max(1);
-    let tools: Vec<Value> = registry
-        .tools()
-        .skip(start)
-        .take(page)
-        .map(|t| t.spec.descriptor(rev))
-        .collect();
     let mut result = Map::new();
-    result.insert("tools".into(), Value::Array(tools));
-    if start + page < registry.len() {
+    result.insert(
+        key.into(),
+        Value::Array(items.skip(start).take(page).collect()),
+    );
+    if start + page < count {
         result.insert(
             "nextCursor".into(),
-            Value::from(format!("tools:{}", start + page)),
+            Value::from(format!("{key}:{}", start + page)),
         );
     }
     if rev.is_stateless() {
@@ -283,10 +314,10 @@ mod tests {
         let mut info = ServerInfo::new("s", "1");
         info.description = Some("d".into());
         info.title = Some("T".into());
-        let old = initialize(&info, Revision::V2025_06_18);
+        let old = initialize(&info, &Registry::default(), Revision::V2025_06_18);
         assert!(old["serverInfo"].get("description").is_none());
         assert_eq!(old["serverInfo"]["title"], "T");
-        let new = initialize(&info, Revision::V2025_11_25);
+        let new = initialize(&info, &Registry::default(), Revision::V2025_11_25);
         assert_eq!(new["serverInfo"]["description"], "d");
     }
 

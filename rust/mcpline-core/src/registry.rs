@@ -1,9 +1,10 @@
-//! The tools a server offers, by name: [`Registry`].
+//! What a server offers, one map per primitive: tools and prompts by name ([`Registry`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::ServerError;
+use crate::prompt::PromptSpec;
 use crate::tool::{ToolHandler, ToolSpec, is_valid_tool_name};
 use crate::validate::{ArgumentValidator, ResultValidator};
 
@@ -17,10 +18,18 @@ pub(crate) struct RegisteredTool {
     pub(crate) handler: Arc<dyn ToolHandler>,
 }
 
-/// Registered tools in name order (the order `tools/list` pages through).
+/// A prompt as the server keeps it: its declaration, and the tool-like runner that makes its
+/// messages (run like a tool call: queued, captured, with its arguments validated).
+pub(crate) struct RegisteredPrompt {
+    pub(crate) spec: PromptSpec,
+    pub(crate) runner: Arc<RegisteredTool>,
+}
+
+/// Registered tools and prompts in name order (the order their lists page through).
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
+    prompts: BTreeMap<String, Arc<RegisteredPrompt>>,
 }
 
 impl Registry {
@@ -37,6 +46,35 @@ impl Registry {
         if self.tools.contains_key(&spec.name) {
             return Err(ServerError::DuplicateTool(spec.name));
         }
+        let tool = Self::compile(spec, handler)?;
+        self.tools.insert(tool.spec.name.clone(), Arc::new(tool));
+        Ok(())
+    }
+
+    /// Registers a prompt whose messages `handler` makes from the arguments `runner` declares
+    /// (its input schema; its name is the prompt's).
+    pub(crate) fn add_prompt(
+        &mut self,
+        spec: PromptSpec,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        if !is_valid_tool_name(&spec.name) || self.prompts.contains_key(&spec.name) {
+            return Err(ServerError::BadPromptName(spec.name));
+        }
+        let runner = Arc::new(Self::compile(runner, handler)?);
+        self.prompts.insert(
+            spec.name.clone(),
+            Arc::new(RegisteredPrompt { spec, runner }),
+        );
+        Ok(())
+    }
+
+    /// A tool (or a prompt's runner) with its schemas compiled.
+    fn compile(
+        spec: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<RegisteredTool, ServerError> {
         let validator =
             ArgumentValidator::new(&spec.input_schema, spec.strict).map_err(|source| {
                 ServerError::BadSchema {
@@ -56,17 +94,13 @@ impl Registry {
             _ => None,
         };
         let name: Arc<str> = Arc::from(spec.name.as_str());
-        self.tools.insert(
-            spec.name.clone(),
-            Arc::new(RegisteredTool {
-                spec,
-                name,
-                validator,
-                results,
-                handler,
-            }),
-        );
-        Ok(())
+        Ok(RegisteredTool {
+            spec,
+            name,
+            validator,
+            results,
+            handler,
+        })
     }
 
     /// Keeps only the tools named in `keep`.
@@ -90,5 +124,14 @@ impl Registry {
     /// Tools in name order.
     pub(crate) fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
         self.tools.values().map(|t| &**t)
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<RegisteredPrompt>> {
+        self.prompts.get(name)
+    }
+
+    /// Prompts in name order.
+    pub(crate) fn prompts(&self) -> impl ExactSizeIterator<Item = &PromptSpec> {
+        self.prompts.values().map(|p| &p.spec)
     }
 }

@@ -8,6 +8,7 @@ use crate::config::{
     ExitHook, ServeEnd, ServerConfig, ServerInfo, StdioEdge, StdioHook, StopCheck,
 };
 use crate::error::ServerError;
+use crate::prompt::PromptSpec;
 use crate::registry::Registry;
 use crate::session::{Handoff, Session};
 use crate::tool::{ToolHandler, ToolSpec};
@@ -87,6 +88,21 @@ impl Server {
         handler: Arc<dyn ToolHandler>,
     ) -> Result<(), ServerError> {
         self.registry.add(spec, handler)
+    }
+
+    /// Registers a prompt: `handler` makes its messages (as `{"messages": [{"role", "content"}]}`
+    /// structured output) from the arguments `runner` declares; `runner`'s name is the prompt's,
+    /// its options (output mode, time limit) apply to `prompts/get`.
+    ///
+    /// # Errors
+    /// An invalid or duplicate name, or an input schema that cannot be compiled.
+    pub fn add_prompt(
+        &mut self,
+        spec: PromptSpec,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        self.registry.add_prompt(spec, runner, handler)
     }
 
     /// Keeps only the tools named in `keep` (the CLI's `--allow`).

@@ -217,7 +217,7 @@ impl Content {
     }
 
     /// The content block for `rev` (consumed: a large text or blob is moved, not copied).
-    fn into_json(self, rev: Revision) -> Value {
+    pub(crate) fn into_json(self, rev: Revision) -> Value {
         match self {
             Self::Text(text) => object([("type", "text".into()), ("text", text.into())]),
             Self::Image { data, mime_type } => object([

@@ -4,7 +4,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
-    MemoryClient, ServeEnd, Server, ServerInfo, StdioEdge, lock, memory_pair, memory_pair_with_cap,
+    MemoryClient, PromptArgument, PromptSpec, ServeEnd, Server, ServerInfo, StdioEdge, lock,
+    memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -153,6 +154,40 @@ impl PyServer {
             PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
         lock(&self.inner)
             .add_tool(spec, Arc::new(handler))
+            .map_err(|e| setup_error(py, e))
+    }
+
+    /// Registers ``func`` as a prompt: ``shape`` and ``options`` as for a tool (``func`` returns
+    /// a ``ToolResult`` whose structured data is ``{"messages": [...]}``), ``arguments`` its
+    /// ``(name, description, required)`` in order.
+    #[pyo3(signature = (func, shape, options, arguments, runner=None))]
+    fn add_prompt(
+        &self,
+        py: Python<'_>,
+        func: Py<PyAny>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
+        arguments: Vec<(String, Option<String>, bool)>,
+        runner: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let kinds = self.kinds(py)?;
+        let interrupt = Arc::clone(&self.interrupt);
+        let lifespan = Arc::clone(&self.lifespan);
+        let (spec, handler) =
+            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        let mut prompt = PromptSpec::new(spec.name.clone());
+        prompt.title.clone_from(&spec.title);
+        prompt.description.clone_from(&spec.description);
+        prompt.arguments = arguments
+            .into_iter()
+            .map(|(name, description, required)| PromptArgument {
+                name,
+                description,
+                required,
+            })
+            .collect();
+        lock(&self.inner)
+            .add_prompt(prompt, spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{Job, Session};
+use super::{Job, Session, Work};
 use crate::flags::CallFlags;
 use crate::json_syntax::{self, Syntax};
 use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame, sniff_id};
@@ -15,6 +15,7 @@ use crate::outbox::{Batch, Route};
 use crate::protocol::{
     Feature, LogLevel, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Revision,
 };
+use crate::registry::RegisteredTool;
 
 /// What handling one request produced.
 enum Reply {
@@ -230,7 +231,7 @@ impl Session {
                             "Invalid Request: the session is already initialized",
                         ));
                     }
-                    let result = methods::initialize(&self.info, revision);
+                    let result = methods::initialize(&self.info, &self.registry, revision);
                     Ok(Reply::Now(result_frame(id, result)))
                 }
                 "ping" => Ok(Reply::Now(result_frame(id, json!({})))),
@@ -260,6 +261,18 @@ impl Session {
                 };
                 self.enqueue_call(id, params, caller, route)
             }
+            "prompts/list" if self.has_prompts() => {
+                let result = methods::list_prompts(&self.registry, &self.config, rev, &params)?;
+                Ok(Reply::Now(result_frame(id, result)))
+            }
+            "prompts/get" if self.has_prompts() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: handshake.client_info.clone(),
+                    log_level: None,
+                };
+                self.enqueue_prompt(id, params, caller, route)
+            }
             "logging/setLevel" => {
                 self.outbox.set_log_level(methods::log_level(&params)?);
                 Ok(Reply::Now(result_frame(id, json!({}))))
@@ -278,7 +291,18 @@ impl Session {
         let envelope = methods::envelope(&params)?;
         let rev = envelope.revision;
         let result = match method {
-            "server/discover" => methods::discover(&self.info, &self.config),
+            "server/discover" => methods::discover(&self.info, &self.registry, &self.config),
+            "prompts/list" if self.has_prompts() => {
+                methods::list_prompts(&self.registry, &self.config, rev, &params)?
+            }
+            "prompts/get" if self.has_prompts() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: envelope.client_info,
+                    log_level: envelope.log_level,
+                };
+                return self.enqueue_prompt(id, params, caller, route);
+            }
             "tools/list" => methods::list_tools(&self.registry, &self.config, rev, &params)?,
             "tools/call" => {
                 let caller = Caller {
@@ -294,6 +318,12 @@ impl Session {
             id,
             methods::stamp(&self.info, rev, result),
         )))
+    }
+
+    /// Whether prompts are offered (the `prompts` capability; otherwise their methods are
+    /// unknown, `-32601`).
+    fn has_prompts(&self) -> bool {
+        self.registry.prompts().len() > 0
     }
 
     fn enqueue_call(
@@ -324,6 +354,55 @@ impl Session {
                 ));
             }
         };
+        self.push_job(id, tool, arguments, &params, caller, route, Work::Call)
+    }
+
+    /// `prompts/get`: the arguments are checked here (a missing or unknown one is `-32602` at
+    /// once); the prompt then runs on the worker like a tool call.
+    fn enqueue_prompt(
+        &self,
+        id: &RequestId,
+        params: Map<String, Value>,
+        caller: Caller,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(RequestError::invalid_params(
+                "Invalid params: prompts/get needs \"name\" (a string)",
+            ));
+        };
+        let Some(prompt) = self.registry.prompt(name).map(Arc::clone) else {
+            let known: Vec<&str> = self
+                .registry
+                .prompts()
+                .take(20)
+                .map(|p| p.name.as_str())
+                .collect();
+            return Err(RequestError::invalid_params(format!(
+                "Invalid params: unknown prompt {name:?} (available: {})",
+                known.join(", ")
+            )));
+        };
+        let arguments = prompt
+            .spec
+            .arguments_from(&params, &prompt.runner.spec.input_schema)?;
+        let runner = Arc::clone(&prompt.runner);
+        let work = Work::Prompt(prompt);
+        self.push_job(id, runner, Some(arguments), &params, caller, route, work)
+    }
+
+    /// Queues `tool` to run with `arguments` for request `id`; its answer is sent later.
+    #[allow(clippy::too_many_arguments)]
+    fn push_job(
+        &self,
+        id: &RequestId,
+        tool: Arc<RegisteredTool>,
+        arguments: Option<Value>,
+        params: &Map<String, Value>,
+        caller: Caller,
+        route: &Route,
+        work: Work,
+    ) -> Result<Reply, RequestError> {
         let progress_token = params
             .get("_meta")
             .and_then(|m| m.get("progressToken"))
@@ -338,6 +417,7 @@ impl Session {
         let pushed = self.queue.push(Job {
             id: id.clone(),
             tool,
+            work,
             arguments,
             revision: caller.revision,
             progress_token,

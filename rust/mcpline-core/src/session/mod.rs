@@ -27,7 +27,7 @@ use crate::methods::{self, Handshake};
 use crate::outbox::Outbox;
 use crate::protocol::{LogLevel, Revision};
 use crate::queue::{JobQueue, Popped, Queued, ReaderTurn, Turn};
-use crate::registry::{RegisteredTool, Registry};
+use crate::registry::{RegisteredPrompt, RegisteredTool, Registry};
 use crate::sys::{Alarm, Unparked, Waker, park};
 use crate::tool::ToolOutput;
 use crate::transport::{Awaited, Transport, WakeableInput};
@@ -36,10 +36,19 @@ use crate::transport::{Awaited, Transport, WakeableInput};
 /// process leaves without it).
 const RUNNING_AT_EXIT: &str = "[call still running at exit] ";
 
-/// A tool call waiting for the worker.
+/// What a job's answer is: a `tools/call` result, or a `prompts/get` result made by the
+/// prompt's runner.
+#[derive(Clone)]
+pub(crate) enum Work {
+    Call,
+    Prompt(Arc<RegisteredPrompt>),
+}
+
+/// A tool call (or a prompt's runner) waiting for the worker.
 pub(crate) struct Job {
     pub(crate) id: RequestId,
     pub(crate) tool: Arc<RegisteredTool>,
+    pub(crate) work: Work,
     pub(crate) arguments: Option<Value>,
     pub(crate) revision: Revision,
     pub(crate) progress_token: Option<Value>,
@@ -460,7 +469,8 @@ impl Session {
         let early = tool.spec.timeout.map(|_| {
             let me = Arc::clone(self);
             let (id, flags, revision) = (job.id.clone(), Arc::clone(&job.flags), job.revision);
-            Box::new(move |output| me.answer(&id, &flags, revision, output)) as EarlyAnswer
+            let work = job.work.clone();
+            Box::new(move |output| me.answer(&id, &flags, revision, &work, output)) as EarlyAnswer
         });
         let output = match tool.validator.check(&tool.spec.name, job.arguments) {
             Ok(arguments) if tool.handler.concurrent() => {
@@ -471,18 +481,25 @@ impl Session {
                     return; // cancelled while it waited: no response
                 }
                 let me = Arc::clone(self);
-                let (id, flags, revision) = (job.id, job.flags, job.revision);
+                let (id, flags, revision, work) = (job.id, job.flags, job.revision, job.work);
                 let tool = Arc::clone(tool);
                 invoke::start(tool, arguments, ctx, &self.config, early, move |output| {
-                    me.answer(&id, &flags, revision, output);
+                    me.answer(&id, &flags, revision, &work, output);
                     me.queue.end_concurrent(&flags);
                 });
                 return;
             }
             Ok(arguments) => invoke(tool, arguments, &ctx, &self.config, early),
+            Err(message) if matches!(job.work, Work::Prompt(_)) => {
+                // A prompt's arguments that its function's types refuse: the request's fault.
+                let error = RequestError::invalid_params(format!("Invalid params: {message}"));
+                let frame = error.into_frame(Some(&job.id));
+                self.outbox.complete(&job.id, &job.flags, frame);
+                return;
+            }
             Err(message) => ToolOutput::error(message),
         };
-        self.answer(&job.id, &job.flags, job.revision, output);
+        self.answer(&job.id, &job.flags, job.revision, &job.work, output);
     }
 
     /// Shapes a call's output for its revision and releases the response.
@@ -491,9 +508,19 @@ impl Session {
         id: &RequestId,
         flags: &Arc<CallFlags>,
         revision: Revision,
+        work: &Work,
         output: ToolOutput,
     ) {
-        let result = methods::stamp(&self.info, revision, output.into_result(revision));
-        self.outbox.complete(id, flags, result_frame(id, result));
+        let frame = match work {
+            Work::Call => {
+                let result = output.into_result(revision);
+                result_frame(id, methods::stamp(&self.info, revision, result))
+            }
+            Work::Prompt(prompt) => match prompt.spec.result(output, revision) {
+                Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
+                Err(error) => error.into_frame(Some(id)),
+            },
+        };
+        self.outbox.complete(id, flags, frame);
     }
 }
