@@ -166,6 +166,35 @@ def test_prompts_are_listed_with_their_arguments_and_got_with_string_arguments()
     assert missing[0] == -32602 and "code" in missing[1]
 
 
+def test_resources_and_templates_are_listed_and_read() -> None:
+    async def body(session: ClientSession) -> tuple[Any, ...]:
+        listed = wire(await session.list_resources())
+        templates = wire(await session.list_resource_templates())
+        config = wire(await session.read_resource("config://app"))
+        user = wire(await session.read_resource("users://7/name"))
+        try:
+            await session.read_resource("missing://x")
+        except MCPError as error:
+            missing = (error.error.code, error.error.data)
+        return listed, templates, config, user, missing
+
+    listed, templates, config, user, missing = run_session(body)
+    assert listed["resources"] == [
+        {
+            "uri": "config://app",
+            "name": "app_config",
+            "description": "The application's settings.",
+            "mimeType": "application/json",
+        }
+    ]
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["users://{user_id}/name"]
+    assert config["contents"] == [
+        {"uri": "config://app", "mimeType": "application/json", "text": '{\n  "debug": false\n}'}
+    ]
+    assert user["contents"][0]["text"] == "user-7"
+    assert missing == (-32002, {"uri": "missing://x"})
+
+
 def test_call_tool_returns_structured_content_and_text() -> None:
     async def body(session: ClientSession) -> dict[str, Any]:
         # Listing first lets the SDK validate structuredContent against add's outputSchema.

@@ -130,6 +130,15 @@ def test_prompts_are_listed_and_got(summary: dict[str, Any]) -> None:
     assert summary["missingArgument"]["code"] == -32602, summary["missingArgument"]
 
 
+def test_resources_and_templates_are_listed_and_read(summary: dict[str, Any]) -> None:
+    assert [r["uri"] for r in summary["resources"]] == ["config://app"]
+    assert [t["uriTemplate"] for t in summary["resourceTemplates"]] == ["users://{user_id}/name"]
+    assert summary["userName"]["contents"] == [
+        {"uri": "users://7/name", "mimeType": "text/plain", "text": "user-7"}
+    ]
+    assert summary["missingResource"]["code"] == -32002, summary["missingResource"]
+
+
 def test_ping(summary: dict[str, Any]) -> None:
     assert summary["ping"] == {}
 

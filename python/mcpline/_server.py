@@ -230,6 +230,114 @@ class Server:
 
         return register(fn) if fn is not None else register
 
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Register a function as a resource: ``@server.resource("config://app")``, or as a
+        resource template: ``@server.resource("logs://{day}/{name}")``.
+
+        A template's ``{variables}`` (RFC 6570 level 1) must be the function's parameters (a
+        ``Context`` parameter aside); each is read as its annotated type (``int``, ``float``,
+        ``bool`` or ``str``) and validated like a tool argument. A fixed resource's function
+        takes no parameters. It returns ``str`` (text), ``bytes`` (a base64 blob), an ``Image``
+        or ``Audio``, explicit contents (a dict with ``"text"`` or ``"blob"``, or a list of
+        them) or other JSON data (JSON text). ``name`` defaults to the function's name,
+        ``description`` to its docstring; ``mime_type``, ``size`` and ``annotations``
+        (``audience``, ``priority``, ``lastModified``) are sent as given. Reading runs like a
+        tool call (what it prints is captured; an exception is the error ``-32603``). The
+        function is returned unchanged.
+        """
+        if not isinstance(uri, str) or callable(uri):
+            raise TypeError(
+                '@server.resource takes the URI first: @server.resource("config://app")'
+            )
+
+        def register(func: F) -> F:
+            self._register_resource(
+                func,
+                uri,
+                name=name,
+                title=title,
+                description=description,
+                mime_type=mime_type,
+                size=size,
+                annotations=annotations,
+            )
+            return func
+
+        return register
+
+    def _register_resource(
+        self,
+        func: Callable[..., Any],
+        uri: str,
+        *,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        mime_type: str | None,
+        size: int | None,
+        annotations: dict[str, Any] | None,
+    ) -> None:
+        from mcpline._resources import as_resource, template_variables
+
+        label = getattr(func, "__name__", repr(func))
+        # The runner's name labels what a read prints; the resource's name is free text.
+        runner_name = "".join(c if c.isalnum() or c in "_.-" else "_" for c in label)[:64]
+        try:
+            shape = describe(
+                func,
+                name=runner_name or "resource",
+                description=description,
+                context_types=(_core.Context,),
+                returns=False,
+            )
+        except (TypeError, ValueError) as e:
+            raise SetupError(f"cannot register resource {uri!r}: {e}") from e
+        variables = template_variables(uri)
+        parameters = list(shape.input_schema.get("properties", {}))
+        if sorted(variables) != sorted(parameters):
+            raise SetupError(
+                f"cannot register resource {uri!r}: the parameters of {label} "
+                f"({', '.join(parameters) or 'none'}) must be the URI's variables "
+                f"({', '.join(variables) or 'none'})"
+            )
+        template = "{" in uri or "}" in uri  # the core refuses one that is not level 1
+        descriptor: dict[str, Any] = {"uriTemplate" if template else "uri": uri}
+        descriptor["name"] = name or label
+        for key, value in (
+            ("title", title),
+            ("description", shape.description),
+            ("mimeType", mime_type),
+            ("size", None if template else size),
+            ("annotations", annotations),
+        ):
+            if value is not None:
+                descriptor[key] = value
+        call, runner = self._runnable(func, shape)
+        options = ToolOptions(
+            name=shape.name,
+            title=None,
+            description=None,
+            read_only=None,
+            destructive=None,
+            idempotent=None,
+            open_world=None,
+            strict=True,
+            output=None,
+            timeout=None,
+        )
+        read = as_resource(call, shape.is_async, mime_type)
+        self._core.add_resource(read, shape, options, descriptor, runner)
+
     def _register_prompt(
         self,
         func: Callable[..., Any],

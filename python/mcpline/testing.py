@@ -184,6 +184,29 @@ class Client:
         result: dict[str, Any] = self.request("prompts/get", {"name": name, "arguments": arguments})
         return result
 
+    def list_resources(self) -> list[dict[str, Any]]:
+        """Every fixed resource descriptor (following pagination)."""
+        return self._list_all("resources/list", "resources")
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template descriptor (following pagination)."""
+        return self._list_all("resources/templates/list", "resourceTemplates")
+
+    def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/read``: the contents of ``uri``."""
+        contents: list[dict[str, Any]] = self.request("resources/read", {"uri": uri})["contents"]
+        return contents
+
+    def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.request(method, params)
+            items.extend(page[key])
+            if "nextCursor" not in page:
+                return items
+            params = {"cursor": page["nextCursor"]}
+
     def call(self, name: str, /, **arguments: Any) -> CallResult:
         """Calls tool ``name`` with keyword ``arguments``."""
         return self.call_with(name, arguments)

@@ -93,6 +93,10 @@ try {
   summary.prompts = (await client.listPrompts()).prompts;
   summary.review = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', focus: 'style' } });
   summary.missingArgument = await expectMcpError(client.getPrompt({ name: 'review', arguments: {} }));
+  summary.resources = (await client.listResources()).resources;
+  summary.resourceTemplates = (await client.listResourceTemplates()).resourceTemplates;
+  summary.userName = await client.readResource({ uri: 'users://7/name' });
+  summary.missingResource = await expectMcpError(client.readResource({ uri: 'missing://x' }));
 
   // Ping while a long call (slow: 3 s, not cancellable) is in flight.
   {

@@ -76,5 +76,17 @@ async def dialogue(topic: str) -> list[Message]:
     return [Message(f"Tell me about {topic}."), Message("Gladly.", role="assistant")]
 
 
+@server.resource("config://app", mime_type="application/json")
+def app_config() -> dict[str, bool]:
+    """The application's settings."""
+    return {"debug": False}
+
+
+@server.resource("users://{user_id}/name")
+def user_name(user_id: int) -> str:
+    """A user's name."""
+    return f"user-{user_id}"
+
+
 if __name__ == "__main__":
     server.run()

@@ -1,6 +1,8 @@
-"""A server with prompts, run as a host runs it: ``python tests/servers/prompt_server.py``.
+"""A server with prompts and a resource, run as a host runs it:
+``python tests/servers/prompt_server.py``.
 
-``broken`` prints to stdout and stderr, then raises; ``greet`` returns one message.
+The prompt ``broken`` prints to stdout and stderr, then raises; ``greet`` returns one message;
+the resource ``files://greeting`` prints while it is read.
 """
 
 import sys
@@ -22,6 +24,12 @@ def broken() -> str:
 def greet(name: str) -> str:
     """Greets someone."""
     return f"Say hello to {name}."
+
+
+@server.resource("files://greeting")
+def greeting() -> str:
+    print("reading the greeting")
+    return "hello"
 
 
 if __name__ == "__main__":

@@ -60,6 +60,14 @@ pub enum ServerError {
          A-Z a-z 0-9 _ - . (pass name=... to rename one)"
     )]
     BadPromptName(String),
+    /// A resource or template that cannot be served as declared.
+    #[error("cannot register resource {uri:?}: {why}")]
+    BadResource {
+        /// Its URI or URI template.
+        uri: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A tool's input schema cannot be compiled.
     #[error("the inputSchema of tool {tool:?} is not usable: {source}")]
     BadSchema {

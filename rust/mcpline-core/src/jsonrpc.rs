@@ -17,6 +17,8 @@ impl ErrorCode {
     pub const INVALID_PARAMS: Self = Self(-32602);
     /// The server failed unexpectedly.
     pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// Resource not found (MCP, up to 2025-11-25; 2026-07-28 uses `INVALID_PARAMS`).
+    pub const RESOURCE_NOT_FOUND: Self = Self(-32002);
     /// MCP 2026-07-28: the requested protocol revision is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
 }

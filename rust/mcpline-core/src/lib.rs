@@ -42,6 +42,7 @@ mod prompt;
 mod protocol;
 mod queue;
 mod registry;
+mod resource;
 mod server;
 mod session;
 mod sync;
@@ -66,6 +67,7 @@ pub use jsonrpc::{ErrorCode, IntId, RequestId};
 pub use log::log_line;
 pub use prompt::{PromptArgument, PromptSpec};
 pub use protocol::{Feature, HANDSHAKE_REVISIONS, LogLevel, Revision, STATELESS_REVISIONS};
+pub use resource::ResourceSpec;
 pub use server::Server;
 pub use sync::lock;
 pub use tool::{

@@ -38,7 +38,7 @@ pub(crate) fn negotiate(params: &Map<String, Value>) -> Result<Handshake, Reques
     })
 }
 
-/// What the server offers: tools always, prompts when any are registered (a client must not
+/// What the server offers: tools always, prompts and resources when any are registered (a client must not
 /// be told of a capability the server lacks, and its methods answer `-32601` then).
 fn capabilities(registry: &Registry, logging: bool) -> Value {
     let mut capabilities = Map::new();
@@ -48,6 +48,12 @@ fn capabilities(registry: &Registry, logging: bool) -> Value {
     capabilities.insert("tools".into(), json!({"listChanged": false}));
     if registry.prompts().len() > 0 {
         capabilities.insert("prompts".into(), json!({"listChanged": false}));
+    }
+    if registry.has_resources() {
+        capabilities.insert(
+            "resources".into(),
+            json!({"subscribe": false, "listChanged": false}),
+        );
     }
     Value::Object(capabilities)
 }
@@ -161,7 +167,56 @@ pub(crate) fn list_tools(
     params: &Map<String, Value>,
 ) -> Result<Value, RequestError> {
     let descriptors = registry.tools().map(|t| t.spec.descriptor(rev));
-    list_page("tools", descriptors, registry.len(), config, rev, params)
+    list_page(
+        "tools",
+        "tools/list",
+        descriptors,
+        registry.len(),
+        config,
+        rev,
+        params,
+    )
+}
+
+/// One page of `resources/list` (fixed resources in URI order).
+pub(crate) fn list_resources(
+    registry: &Registry,
+    config: &ServerConfig,
+    rev: Revision,
+    params: &Map<String, Value>,
+) -> Result<Value, RequestError> {
+    let count = registry.resources().len();
+    let descriptors = registry.resources().map(|r| r.descriptor(rev));
+    list_page(
+        "resources",
+        "resources/list",
+        descriptors,
+        count,
+        config,
+        rev,
+        params,
+    )
+}
+
+/// One page of `resources/templates/list` (templates in the order they were added).
+pub(crate) fn list_resource_templates(
+    registry: &Registry,
+    config: &ServerConfig,
+    rev: Revision,
+    params: &Map<String, Value>,
+) -> Result<Value, RequestError> {
+    let count = registry.templates().len();
+    let descriptors = registry.templates().map(|r| r.descriptor(rev));
+    let method = "resources/templates/list";
+    list_page(
+        "resourceTemplates",
+        method,
+        descriptors,
+        count,
+        config,
+        rev,
+        params,
+    )
 }
 
 /// One page of `prompts/list`; the cursor is `prompts:<offset>` from an earlier page.
@@ -173,12 +228,22 @@ pub(crate) fn list_prompts(
 ) -> Result<Value, RequestError> {
     let count = registry.prompts().len();
     let descriptors = registry.prompts().map(|p| p.descriptor(rev));
-    list_page("prompts", descriptors, count, config, rev, params)
+    list_page(
+        "prompts",
+        "prompts/list",
+        descriptors,
+        count,
+        config,
+        rev,
+        params,
+    )
 }
 
-/// The page of a list method (`key` names it and its items) that the request's cursor asks for.
+/// The page of list `method` (its items under `key`, which also marks its cursors) that the
+/// request's cursor asks for.
 fn list_page(
     key: &str,
+    method: &str,
     items: impl Iterator<Item = Value>,
     count: usize,
     config: &ServerConfig,
@@ -195,7 +260,7 @@ fn list_page(
             .ok_or_else(|| {
                 RequestError::invalid_params(format!(
                     "Invalid params: unknown cursor {c:?} (pass back a nextCursor from an \
-                     earlier {key}/list)"
+                     earlier {method})"
                 ))
             })?,
         Some(_) => {
@@ -216,11 +281,16 @@ fn list_page(
             Value::from(format!("{key}:{}", start + page)),
         );
     }
+    cache_hints(&mut result, config, rev);
+    Ok(Value::Object(result))
+}
+
+/// The 2026-07-28 caching fields a list or a read result must carry (others carry none).
+pub(crate) fn cache_hints(result: &mut Map<String, Value>, config: &ServerConfig, rev: Revision) {
     if rev.is_stateless() {
         result.insert("ttlMs".into(), Value::from(config.list_ttl_ms));
         result.insert("cacheScope".into(), Value::from("public"));
     }
-    Ok(Value::Object(result))
 }
 
 /// Adds what 2026-07-28 requires of every result (`resultType`, the server identity in `_meta`);

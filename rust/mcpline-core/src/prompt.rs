@@ -124,9 +124,7 @@ impl PromptSpec {
                     "Invalid params: prompt argument {name:?} must be a string"
                 )));
             };
-            let declared = input_schema
-                .pointer(&format!("/properties/{}/type", escape_pointer(&name)))
-                .and_then(Value::as_str);
+            let declared = declared_type(input_schema, &name);
             let read = read_string_as(&text, declared).ok_or_else(|| {
                 RequestError::invalid_params(format!(
                     "Invalid params: prompt argument {name:?} must be {} (got {text:?})",
@@ -143,18 +141,10 @@ impl PromptSpec {
     pub(crate) fn result(&self, output: ToolOutput, rev: Revision) -> Result<Value, RequestError> {
         let failure = |why: String| RequestError::new(ErrorCode::INTERNAL_ERROR, why);
         if output.is_error {
-            let text: Vec<String> = output
-                .content
-                .into_iter()
-                .map(|c| match c {
-                    Content::Text(t) => t,
-                    other => format!("{other:?}"),
-                })
-                .collect();
             return Err(failure(format!(
                 "prompt {:?} failed: {}",
                 self.name,
-                text.join("\n")
+                error_text(output)
             )));
         }
         let Some(Value::Object(mut made)) = output.structured else {
@@ -201,8 +191,21 @@ impl PromptSpec {
     }
 }
 
+/// The text of an error output (its message, then what the run printed, when attached).
+pub(crate) fn error_text(output: ToolOutput) -> String {
+    let text: Vec<String> = output
+        .content
+        .into_iter()
+        .map(|c| match c {
+            Content::Text(t) => t,
+            other => format!("{other:?}"),
+        })
+        .collect();
+    text.join("\n")
+}
+
 /// `text` read as a value of JSON Schema type `declared` (a string for any other type).
-fn read_string_as(text: &str, declared: Option<&str>) -> Option<Value> {
+pub(crate) fn read_string_as(text: &str, declared: Option<&str>) -> Option<Value> {
     match declared {
         Some("integer") => text.trim().parse::<i64>().ok().map(Value::from),
         Some("number") => text
@@ -220,7 +223,14 @@ fn read_string_as(text: &str, declared: Option<&str>) -> Option<Value> {
     }
 }
 
-fn article(declared: &str) -> &'static str {
+/// The JSON Schema `type` `input_schema` gives property `name`, when it gives one.
+pub(crate) fn declared_type<'a>(input_schema: &'a Value, name: &str) -> Option<&'a str> {
+    input_schema
+        .pointer(&format!("/properties/{}/type", escape_pointer(name)))
+        .and_then(Value::as_str)
+}
+
+pub(crate) fn article(declared: &str) -> &'static str {
     match declared {
         "integer" => "an integer",
         "number" => "a number",

@@ -1,10 +1,12 @@
-//! What a server offers, one map per primitive: tools and prompts by name ([`Registry`]).
+//! What a server offers, one map per primitive: tools and prompts by name, resources by URI and
+//! resource templates in the order they were added ([`Registry`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::ServerError;
 use crate::prompt::PromptSpec;
+use crate::resource::ResourceSpec;
 use crate::tool::{ToolHandler, ToolSpec, is_valid_tool_name};
 use crate::validate::{ArgumentValidator, ResultValidator};
 
@@ -25,11 +27,21 @@ pub(crate) struct RegisteredPrompt {
     pub(crate) runner: Arc<RegisteredTool>,
 }
 
-/// Registered tools and prompts in name order (the order their lists page through).
+/// A resource or a resource template as the server keeps it: its declaration, and the
+/// tool-like runner that reads it.
+pub(crate) struct RegisteredResource {
+    pub(crate) spec: ResourceSpec,
+    pub(crate) runner: Arc<RegisteredTool>,
+}
+
+/// Registered tools and prompts in name order (the order their lists page through), resources
+/// in URI order, templates in the order they were added (the order URIs are matched in).
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
     prompts: BTreeMap<String, Arc<RegisteredPrompt>>,
+    resources: BTreeMap<String, Arc<RegisteredResource>>,
+    templates: Vec<Arc<RegisteredResource>>,
 }
 
 impl Registry {
@@ -67,6 +79,62 @@ impl Registry {
             spec.name.clone(),
             Arc::new(RegisteredPrompt { spec, runner }),
         );
+        Ok(())
+    }
+
+    /// Registers a resource or a template that `handler` reads; `runner` declares its arguments
+    /// (none for a fixed resource, exactly the template's variables for a template).
+    pub(crate) fn add_resource(
+        &mut self,
+        spec: ResourceSpec,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        let bad = |why: String| ServerError::BadResource {
+            uri: spec.uri().to_owned(),
+            why,
+        };
+        let uri = spec.uri();
+        let taken = if spec.is_template() {
+            self.templates.iter().any(|t| t.spec.uri() == uri)
+        } else {
+            self.resources.contains_key(uri)
+        };
+        if taken {
+            return Err(bad("a resource with this URI is already registered".into()));
+        }
+        let variables = spec.variables();
+        let properties: Vec<&str> = runner.input_schema["properties"]
+            .as_object()
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut expected = variables.clone();
+        expected.sort_unstable();
+        let mut declared = properties.clone();
+        declared.sort_unstable();
+        if expected != declared {
+            return Err(bad(format!(
+                "its function's parameters ({}) must be the URI's variables ({})",
+                if declared.is_empty() {
+                    "none".into()
+                } else {
+                    declared.join(", ")
+                },
+                if expected.is_empty() {
+                    "none".into()
+                } else {
+                    expected.join(", ")
+                },
+            )));
+        }
+        let runner = Arc::new(Self::compile(runner, handler)?);
+        let resource = Arc::new(RegisteredResource { spec, runner });
+        if resource.spec.is_template() {
+            self.templates.push(resource);
+        } else {
+            self.resources
+                .insert(resource.spec.uri().to_owned(), resource);
+        }
         Ok(())
     }
 
@@ -128,6 +196,30 @@ impl Registry {
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<RegisteredPrompt>> {
         self.prompts.get(name)
+    }
+
+    /// Whether any resource or template is registered (the `resources` capability).
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
+    /// Fixed resources in URI order.
+    pub(crate) fn resources(&self) -> impl ExactSizeIterator<Item = &ResourceSpec> {
+        self.resources.values().map(|r| &r.spec)
+    }
+
+    /// Templates in the order they were added.
+    pub(crate) fn templates(&self) -> impl ExactSizeIterator<Item = &ResourceSpec> {
+        self.templates.iter().map(|r| &r.spec)
+    }
+
+    /// What serves `uri`: the fixed resource with that URI, else the first template matching it.
+    pub(crate) fn resource_for(&self, uri: &str) -> Option<&Arc<RegisteredResource>> {
+        self.resources.get(uri).or_else(|| {
+            self.templates
+                .iter()
+                .find(|t| t.spec.matches(uri).is_some())
+        })
     }
 
     /// Prompts in name order.

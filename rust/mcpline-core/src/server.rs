@@ -10,6 +10,7 @@ use crate::config::{
 use crate::error::ServerError;
 use crate::prompt::PromptSpec;
 use crate::registry::Registry;
+use crate::resource::ResourceSpec;
 use crate::session::{Handoff, Session};
 use crate::tool::{ToolHandler, ToolSpec};
 use crate::transport::{StdioTransport, Transport, WakeableInput};
@@ -103,6 +104,22 @@ impl Server {
         handler: Arc<dyn ToolHandler>,
     ) -> Result<(), ServerError> {
         self.registry.add_prompt(spec, runner, handler)
+    }
+
+    /// Registers a resource or a resource template that `handler` reads (its output carries
+    /// `{"contents": [...]}` as structured data). `runner` declares the handler's arguments: none
+    /// for a fixed resource, exactly the template's variables for a template.
+    ///
+    /// # Errors
+    /// A URI already registered, parameters that are not the template's variables, or an input
+    /// schema that cannot be compiled.
+    pub fn add_resource(
+        &mut self,
+        spec: ResourceSpec,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        self.registry.add_resource(spec, runner, handler)
     }
 
     /// Keeps only the tools named in `keep` (the CLI's `--allow`).

@@ -4,16 +4,17 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
-    MemoryClient, PromptArgument, PromptSpec, ServeEnd, Server, ServerInfo, StdioEdge, lock,
-    memory_pair, memory_pair_with_cap,
+    MemoryClient, PromptArgument, PromptSpec, ResourceSpec, ServeEnd, Server, ServerInfo,
+    StdioEdge, lock, memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use serde_json::Value;
 
 use crate::context::Lifespan;
-use crate::convert::{Kinds, parse_output, seconds};
-use crate::errors::setup_error;
+use crate::convert::{Kinds, parse_output, py_to_json, seconds};
+use crate::errors::{mcpline_error, setup_error};
 use crate::interrupt::Interrupt;
 use crate::streams::{flush_python_streams, set_routing};
 use crate::tool::{PyTool, ToolOptions, ToolShape};
@@ -188,6 +189,50 @@ impl PyServer {
             .collect();
         lock(&self.inner)
             .add_prompt(prompt, spec, Arc::new(handler))
+            .map_err(|e| setup_error(py, e))
+    }
+
+    /// Registers ``func`` as a resource (``descriptor`` has ``uri``) or a resource template
+    /// (``descriptor`` has ``uriTemplate``): ``descriptor`` is its MCP descriptor, ``shape`` and
+    /// ``options`` as for a tool (``func`` returns a ``ToolResult`` whose structured data is
+    /// ``{"contents": [...]}``).
+    #[pyo3(signature = (func, shape, options, descriptor, runner=None))]
+    fn add_resource(
+        &self,
+        py: Python<'_>,
+        func: Py<PyAny>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
+        descriptor: &Bound<'_, PyAny>,
+        runner: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let Value::Object(descriptor) = py_to_json(descriptor)? else {
+            return Err(PyValueError::new_err("a resource descriptor is a dict"));
+        };
+        let uri = ["uriTemplate", "uri"]
+            .iter()
+            .find_map(|key| descriptor.get(*key))
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let spec = if descriptor.contains_key("uriTemplate") {
+            ResourceSpec::template(descriptor)
+        } else {
+            ResourceSpec::fixed(descriptor)
+        }
+        .map_err(|why| {
+            mcpline_error(
+                py,
+                "SetupError",
+                format!("cannot register resource {uri}: {why}"),
+            )
+        })?;
+        let kinds = self.kinds(py)?;
+        let interrupt = Arc::clone(&self.interrupt);
+        let lifespan = Arc::clone(&self.lifespan);
+        let (runner_spec, handler) =
+            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        lock(&self.inner)
+            .add_resource(spec, runner_spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
     }
 

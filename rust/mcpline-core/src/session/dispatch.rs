@@ -16,6 +16,7 @@ use crate::protocol::{
     Feature, LogLevel, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Revision,
 };
 use crate::registry::RegisteredTool;
+use crate::resource;
 
 /// What handling one request produced.
 enum Reply {
@@ -273,6 +274,23 @@ impl Session {
                 };
                 self.enqueue_prompt(id, params, caller, route)
             }
+            "resources/list" if self.registry.has_resources() => {
+                let result = methods::list_resources(&self.registry, &self.config, rev, &params)?;
+                Ok(Reply::Now(result_frame(id, result)))
+            }
+            "resources/templates/list" if self.registry.has_resources() => {
+                let result =
+                    methods::list_resource_templates(&self.registry, &self.config, rev, &params)?;
+                Ok(Reply::Now(result_frame(id, result)))
+            }
+            "resources/read" if self.registry.has_resources() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: handshake.client_info.clone(),
+                    log_level: None,
+                };
+                self.enqueue_read(id, params, caller, route)
+            }
             "logging/setLevel" => {
                 self.outbox.set_log_level(methods::log_level(&params)?);
                 Ok(Reply::Now(result_frame(id, json!({}))))
@@ -302,6 +320,20 @@ impl Session {
                     log_level: envelope.log_level,
                 };
                 return self.enqueue_prompt(id, params, caller, route);
+            }
+            "resources/list" if self.registry.has_resources() => {
+                methods::list_resources(&self.registry, &self.config, rev, &params)?
+            }
+            "resources/templates/list" if self.registry.has_resources() => {
+                methods::list_resource_templates(&self.registry, &self.config, rev, &params)?
+            }
+            "resources/read" if self.registry.has_resources() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: envelope.client_info,
+                    log_level: envelope.log_level,
+                };
+                return self.enqueue_read(id, params, caller, route);
             }
             "tools/list" => methods::list_tools(&self.registry, &self.config, rev, &params)?,
             "tools/call" => {
@@ -388,6 +420,31 @@ impl Session {
             .arguments_from(&params, &prompt.runner.spec.input_schema)?;
         let runner = Arc::clone(&prompt.runner);
         let work = Work::Prompt(prompt);
+        self.push_job(id, runner, Some(arguments), &params, caller, route, work)
+    }
+
+    /// `resources/read`: an unknown URI is answered at once (`-32002`, or `-32602` from
+    /// 2026-07-28), as is a template variable its type refuses; the read runs on the worker.
+    fn enqueue_read(
+        &self,
+        id: &RequestId,
+        params: Map<String, Value>,
+        caller: Caller,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err(RequestError::invalid_params(
+                "Invalid params: resources/read needs \"uri\" (a string)",
+            ));
+        };
+        let Some(resource) = self.registry.resource_for(uri).map(Arc::clone) else {
+            return Err(resource::not_found(uri, caller.revision));
+        };
+        let arguments = resource
+            .spec
+            .arguments(uri, &resource.runner.spec.input_schema)?;
+        let runner = Arc::clone(&resource.runner);
+        let work = Work::Read(resource, Arc::from(uri));
         self.push_job(id, runner, Some(arguments), &params, caller, route, work)
     }
 

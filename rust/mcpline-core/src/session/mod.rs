@@ -27,7 +27,7 @@ use crate::methods::{self, Handshake};
 use crate::outbox::Outbox;
 use crate::protocol::{LogLevel, Revision};
 use crate::queue::{JobQueue, Popped, Queued, ReaderTurn, Turn};
-use crate::registry::{RegisteredPrompt, RegisteredTool, Registry};
+use crate::registry::{RegisteredPrompt, RegisteredResource, RegisteredTool, Registry};
 use crate::sys::{Alarm, Unparked, Waker, park};
 use crate::tool::ToolOutput;
 use crate::transport::{Awaited, Transport, WakeableInput};
@@ -36,12 +36,13 @@ use crate::transport::{Awaited, Transport, WakeableInput};
 /// process leaves without it).
 const RUNNING_AT_EXIT: &str = "[call still running at exit] ";
 
-/// What a job's answer is: a `tools/call` result, or a `prompts/get` result made by the
-/// prompt's runner.
+/// What a job's answer is: a `tools/call` result, a `prompts/get` result made by the prompt's
+/// runner, or the `resources/read` result of a URI.
 #[derive(Clone)]
 pub(crate) enum Work {
     Call,
     Prompt(Arc<RegisteredPrompt>),
+    Read(Arc<RegisteredResource>, Arc<str>),
 }
 
 /// A tool call (or a prompt's runner) waiting for the worker.
@@ -490,8 +491,9 @@ impl Session {
                 return;
             }
             Ok(arguments) => invoke(tool, arguments, &ctx, &self.config, early),
-            Err(message) if matches!(job.work, Work::Prompt(_)) => {
-                // A prompt's arguments that its function's types refuse: the request's fault.
+            Err(message) if !matches!(job.work, Work::Call) => {
+                // A prompt's arguments (a template's variables) that its function's types
+                // refuse: the request's fault.
                 let error = RequestError::invalid_params(format!("Invalid params: {message}"));
                 let frame = error.into_frame(Some(&job.id));
                 self.outbox.complete(&job.id, &job.flags, frame);
@@ -518,6 +520,15 @@ impl Session {
             }
             Work::Prompt(prompt) => match prompt.spec.result(output, revision) {
                 Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
+                Err(error) => error.into_frame(Some(id)),
+            },
+            Work::Read(resource, uri) => match resource.spec.result(uri, output) {
+                Ok(mut result) => {
+                    if let Value::Object(fields) = &mut result {
+                        methods::cache_hints(fields, &self.config, revision);
+                    }
+                    result_frame(id, methods::stamp(&self.info, revision, result))
+                }
                 Err(error) => error.into_frame(Some(id)),
             },
         };
