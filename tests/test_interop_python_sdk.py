@@ -166,6 +166,15 @@ def test_prompts_are_listed_with_their_arguments_and_got_with_string_arguments()
     assert missing[0] == -32602 and "code" in missing[1]
 
 
+def test_prompt_arguments_are_completed_from_their_declared_values() -> None:
+    async def body(session: ClientSession) -> Any:
+        reference = types.PromptReference(type="ref/prompt", name="review")
+        return wire(await session.complete(reference, {"name": "focus", "value": "s"}))
+
+    result = run_session(body)
+    assert result["completion"] == {"values": ["style", "speed"], "total": 2, "hasMore": False}
+
+
 def test_resources_and_templates_are_listed_and_read() -> None:
     async def body(session: ClientSession) -> tuple[Any, ...]:
         listed = wire(await session.list_resources())

@@ -130,6 +130,14 @@ def test_prompts_are_listed_and_got(summary: dict[str, Any]) -> None:
     assert summary["missingArgument"]["code"] == -32602, summary["missingArgument"]
 
 
+def test_prompt_arguments_are_completed(summary: dict[str, Any]) -> None:
+    assert summary["completion"]["completion"] == {
+        "values": ["style", "speed"],
+        "total": 2,
+        "hasMore": False,
+    }
+
+
 def test_resources_and_templates_are_listed_and_read(summary: dict[str, Any]) -> None:
     assert [r["uri"] for r in summary["resources"]] == ["config://app"]
     assert [t["uriTemplate"] for t in summary["resourceTemplates"]] == ["users://{user_id}/name"]

@@ -338,6 +338,48 @@ class Server:
         read = as_resource(call, shape.is_async, mime_type)
         self._core.add_resource(read, shape, options, descriptor, runner)
 
+    def completion(self, fn: F | None = None) -> Any:
+        """Set the completer of prompt arguments and template variables: ``@server.completion``
+        (or ``@server.completion()``) on ``fn(ref, argument, context)``.
+
+        ``ref.type`` is ``"ref/prompt"`` (``ref.name``) or ``"ref/resource"`` (``ref.uri``);
+        ``argument.name`` and ``argument.value`` say what is typed; ``context.arguments`` holds
+        the values already chosen. It returns suggestions, or ``None`` for those of the
+        argument's declared type. Without a completer, and for ``None``, the declared type
+        gives them: the values of a ``Literal`` or an ``Enum``, ``true``/``false`` for a
+        ``bool``, each filtered by what was typed. At most 100 are sent, with the total. The
+        function is returned unchanged.
+        """
+
+        def register(func: F) -> F:
+            from mcpline._completions import as_completer
+            from mcpline._introspect import CallableInfo
+
+            label = getattr(func, "__name__", repr(func))
+            # Its parameters' annotations (the official SDK's types, say) are not read.
+            completer = as_completer(func, CallableInfo(func).is_async)
+            shape = describe(completer, name="completer", returns=False)
+            options = ToolOptions(
+                name="completer",
+                title=None,
+                description=None,
+                read_only=None,
+                destructive=None,
+                idempotent=None,
+                open_world=None,
+                strict=False,
+                output=None,
+                timeout=None,
+            )
+            try:
+                call, runner = self._runnable(completer, shape)
+                self._core.set_completer(call, shape, options, runner)
+            except (TypeError, ValueError) as e:
+                raise SetupError(f"cannot set completer {label!r}: {e}") from e
+            return func
+
+        return register(fn) if fn is not None else register
+
     def _register_prompt(
         self,
         func: Callable[..., Any],

@@ -93,6 +93,10 @@ try {
   summary.prompts = (await client.listPrompts()).prompts;
   summary.review = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', focus: 'style' } });
   summary.missingArgument = await expectMcpError(client.getPrompt({ name: 'review', arguments: {} }));
+  summary.completion = await client.complete({
+    ref: { type: 'ref/prompt', name: 'review' },
+    argument: { name: 'focus', value: 's' },
+  });
   summary.resources = (await client.listResources()).resources;
   summary.resourceTemplates = (await client.listResourceTemplates()).resourceTemplates;
   summary.userName = await client.readResource({ uri: 'users://7/name' });

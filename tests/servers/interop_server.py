@@ -9,6 +9,7 @@ those files in step with this one.
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from mcpline import Context, Message, Server, ToolError
 
@@ -60,7 +61,7 @@ def crash() -> str:
 
 
 @server.prompt(title="Code review")
-def review(code: str, focus: str = "bugs") -> str:
+def review(code: str, focus: Literal["bugs", "style", "speed"] = "bugs") -> str:
     """Ask for a review of some code.
 
     Args:

@@ -26,6 +26,7 @@
 //! ```
 
 mod capture;
+mod completion;
 mod config;
 mod context;
 mod error;

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use crate::config::{ServerConfig, ServerInfo};
 use crate::jsonrpc::{ErrorCode, RequestError};
 use crate::protocol::{
-    HANDSHAKE_REVISIONS, LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
-    META_PROTOCOL_VERSION, META_SERVER_INFO, Revision, STATELESS_REVISIONS,
+    Feature, HANDSHAKE_REVISIONS, LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, Revision, STATELESS_REVISIONS,
 };
 use crate::registry::Registry;
 
@@ -40,7 +40,7 @@ pub(crate) fn negotiate(params: &Map<String, Value>) -> Result<Handshake, Reques
 
 /// What the server offers: tools always, prompts and resources when any are registered (a client must not
 /// be told of a capability the server lacks, and its methods answer `-32601` then).
-fn capabilities(registry: &Registry, logging: bool) -> Value {
+fn capabilities(registry: &Registry, rev: Revision, logging: bool) -> Value {
     let mut capabilities = Map::new();
     if logging {
         capabilities.insert("logging".into(), json!({}));
@@ -55,6 +55,9 @@ fn capabilities(registry: &Registry, logging: bool) -> Value {
             json!({"subscribe": false, "listChanged": false}),
         );
     }
+    if registry.offers_completions() && rev.supports(Feature::CompletionsCapability) {
+        capabilities.insert("completions".into(), json!({}));
+    }
     Value::Object(capabilities)
 }
 
@@ -62,7 +65,10 @@ fn capabilities(registry: &Registry, logging: bool) -> Value {
 pub(crate) fn initialize(info: &ServerInfo, registry: &Registry, revision: Revision) -> Value {
     let mut result = Map::new();
     result.insert("protocolVersion".into(), Value::from(revision.as_str()));
-    result.insert("capabilities".into(), capabilities(registry, true));
+    result.insert(
+        "capabilities".into(),
+        capabilities(registry, revision, true),
+    );
     result.insert("serverInfo".into(), info.to_json(revision));
     if let Some(text) = &info.instructions {
         result.insert("instructions".into(), Value::from(text.as_str()));
@@ -150,7 +156,8 @@ pub(crate) fn discover(info: &ServerInfo, registry: &Registry, config: &ServerCo
     let supported: Vec<&str> = STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect();
     let mut result = Map::new();
     result.insert("supportedVersions".into(), json!(supported));
-    result.insert("capabilities".into(), capabilities(registry, false));
+    let newest = STATELESS_REVISIONS[STATELESS_REVISIONS.len() - 1];
+    result.insert("capabilities".into(), capabilities(registry, newest, false));
     if let Some(text) = &info.instructions {
         result.insert("instructions".into(), Value::from(text.as_str()));
     }

@@ -115,6 +115,9 @@ pub enum Feature {
     ServerDescription,
     /// Icons on the server and its primitives (from 2025-11-25).
     Icons,
+    /// The `completions` capability (from 2025-03-26; 2024-11-05 has `completion/complete`
+    /// without a capability for it).
+    CompletionsCapability,
 }
 
 impl Feature {
@@ -126,7 +129,8 @@ impl Feature {
             | Self::ToolAnnotations
             | Self::ContentAnnotations
             | Self::Audio
-            | Self::ProgressMessage => Revision::V2025_03_26,
+            | Self::ProgressMessage
+            | Self::CompletionsCapability => Revision::V2025_03_26,
             Self::Titles | Self::StructuredOutput | Self::ResourceLinks | Self::ContentMeta => {
                 Revision::V2025_06_18
             }

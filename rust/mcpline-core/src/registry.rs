@@ -42,6 +42,7 @@ pub(crate) struct Registry {
     prompts: BTreeMap<String, Arc<RegisteredPrompt>>,
     resources: BTreeMap<String, Arc<RegisteredResource>>,
     templates: Vec<Arc<RegisteredResource>>,
+    completer: Option<Arc<RegisteredTool>>,
 }
 
 impl Registry {
@@ -136,6 +137,31 @@ impl Registry {
                 .insert(resource.spec.uri().to_owned(), resource);
         }
         Ok(())
+    }
+
+    /// Sets the completer: `handler` gets a `completion/complete` request's `ref`, `argument` and
+    /// `context` (as `runner` declares them) and makes `{"values": [...]}`.
+    pub(crate) fn set_completer(
+        &mut self,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        self.completer = Some(Arc::new(Self::compile(runner, handler)?));
+        Ok(())
+    }
+
+    pub(crate) fn completer(&self) -> Option<&Arc<RegisteredTool>> {
+        self.completer.as_ref()
+    }
+
+    /// Whether there is anything to complete: a prompt's arguments or a template's variables.
+    pub(crate) fn offers_completions(&self) -> bool {
+        !self.prompts.is_empty() || !self.templates.is_empty()
+    }
+
+    /// The template registered with exactly this URI template.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<RegisteredResource>> {
+        self.templates.iter().find(|t| t.spec.uri() == uri_template)
     }
 
     /// A tool (or a prompt's runner) with its schemas compiled.

@@ -122,6 +122,20 @@ impl Server {
         self.registry.add_resource(spec, runner, handler)
     }
 
+    /// Sets the completer of `completion/complete`: `handler` gets the request's `ref`,
+    /// `argument` and `context` (as `runner` declares them) and makes `{"values": [...]}`, or
+    /// `{"values": null}` to send the values the argument's declared type lists.
+    ///
+    /// # Errors
+    /// An input schema that cannot be compiled.
+    pub fn set_completer(
+        &mut self,
+        runner: ToolSpec,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), ServerError> {
+        self.registry.set_completer(runner, handler)
+    }
+
     /// Keeps only the tools named in `keep` (the CLI's `--allow`).
     pub fn retain_tools(&mut self, keep: &[String]) {
         self.registry.retain(keep);

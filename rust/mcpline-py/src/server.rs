@@ -236,6 +236,28 @@ impl PyServer {
             .map_err(|e| setup_error(py, e))
     }
 
+    /// Sets ``func`` as the completer of ``completion/complete`` (``shape`` and ``options`` as for
+    /// a tool; ``func(ref, argument, context)`` returns a ``ToolResult`` whose structured data is
+    /// ``{"values": [...] or None}``).
+    #[pyo3(signature = (func, shape, options, runner=None))]
+    fn set_completer(
+        &self,
+        py: Python<'_>,
+        func: Py<PyAny>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
+        runner: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let kinds = self.kinds(py)?;
+        let interrupt = Arc::clone(&self.interrupt);
+        let lifespan = Arc::clone(&self.lifespan);
+        let (spec, handler) =
+            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        lock(&self.inner)
+            .set_completer(spec, Arc::new(handler))
+            .map_err(|e| setup_error(py, e))
+    }
+
     /// A copy of this server exposing only the tools named in ``keep``.
     fn restricted(&self, keep: Vec<String>) -> Self {
         let mut server = lock(&self.inner).clone();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{Job, Session, Work};
+use crate::completion;
 use crate::flags::CallFlags;
 use crate::json_syntax::{self, Syntax};
 use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame, sniff_id};
@@ -291,6 +292,14 @@ impl Session {
                 };
                 self.enqueue_read(id, params, caller, route)
             }
+            "completion/complete" if self.registry.offers_completions() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: handshake.client_info.clone(),
+                    log_level: None,
+                };
+                self.complete(id, &params, caller, route)
+            }
             "logging/setLevel" => {
                 self.outbox.set_log_level(methods::log_level(&params)?);
                 Ok(Reply::Now(result_frame(id, json!({}))))
@@ -334,6 +343,14 @@ impl Session {
                     log_level: envelope.log_level,
                 };
                 return self.enqueue_read(id, params, caller, route);
+            }
+            "completion/complete" if self.registry.offers_completions() => {
+                let caller = Caller {
+                    revision: rev,
+                    client_info: envelope.client_info,
+                    log_level: envelope.log_level,
+                };
+                return self.complete(id, &params, caller, route);
             }
             "tools/list" => methods::list_tools(&self.registry, &self.config, rev, &params)?,
             "tools/call" => {
@@ -446,6 +463,28 @@ impl Session {
         let runner = Arc::clone(&resource.runner);
         let work = Work::Read(resource, Arc::from(uri));
         self.push_job(id, runner, Some(arguments), &params, caller, route, work)
+    }
+
+    /// `completion/complete`: answered at once from the declared values, or queued for the
+    /// server's completer.
+    fn complete(
+        &self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+        caller: Caller,
+        route: &Route,
+    ) -> Result<Reply, RequestError> {
+        let request = completion::request(&self.registry, params)?;
+        let Some(completer) = self.registry.completer().map(Arc::clone) else {
+            let result = completion::result(request.declared);
+            return Ok(Reply::Now(result_frame(
+                id,
+                methods::stamp(&self.info, caller.revision, result),
+            )));
+        };
+        let work = Work::Complete(Arc::new(request.declared));
+        let arguments = Some(request.arguments);
+        self.push_job(id, completer, arguments, params, caller, route, work)
     }
 
     /// Queues `tool` to run with `arguments` for request `id`; its answer is sent later.

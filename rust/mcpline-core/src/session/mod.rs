@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::capture;
+use crate::completion;
 use crate::config::{ExitHook, STOP_POLL, ServeEnd, ServerConfig, ServerInfo, StopCheck};
 use crate::context::CallContext;
 use crate::flags::CallFlags;
@@ -43,6 +44,8 @@ pub(crate) enum Work {
     Call,
     Prompt(Arc<RegisteredPrompt>),
     Read(Arc<RegisteredResource>, Arc<str>),
+    /// A completion, with the values the argument's declared type offers.
+    Complete(Arc<Vec<String>>),
 }
 
 /// A tool call (or a prompt's runner) waiting for the worker.
@@ -522,6 +525,12 @@ impl Session {
                 Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
                 Err(error) => error.into_frame(Some(id)),
             },
+            Work::Complete(declared) => {
+                match completion::from_completer(output, declared.to_vec()) {
+                    Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
+                    Err(error) => error.into_frame(Some(id)),
+                }
+            }
             Work::Read(resource, uri) => match resource.spec.result(uri, output) {
                 Ok(mut result) => {
                     if let Value::Object(fields) = &mut result {
