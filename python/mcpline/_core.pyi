@@ -75,6 +75,7 @@ class Server:
         description: str | None = None,
         website_url: str | None = None,
         instructions: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> Server: ...
     def configure(
         self,

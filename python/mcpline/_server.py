@@ -8,7 +8,7 @@ from mcpline import _core
 from mcpline._introspect import is_plain_json
 from mcpline._results import SetupError
 from mcpline._startup import TYPE_CHECKING, signal
-from mcpline._tool import ToolOptions, describe
+from mcpline._tool import ToolOptions, describe, icon_list, runner_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -68,6 +68,7 @@ class Server:
         capture_cap: int = 64 * 1024 * 1024,
         queue_capacity: int = 1024,
         lifespan: Callable[[Server], Any] | None = None,
+        icons: Any = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -79,6 +80,7 @@ class Server:
             description=description,
             website_url=website_url,
             instructions=instructions,
+            icons=icon_list(icons),
         )
         self._core.configure(
             output=output,
@@ -112,6 +114,7 @@ class Server:
             strict: bool | None = None,
             output: OutputMode | None = None,
             timeout: float | None = None,
+            icons: Any = None,
         ) -> Callable[[F], F]: ...
 
     def tool(
@@ -128,6 +131,7 @@ class Server:
         strict: bool | None = None,
         output: OutputMode | None = None,
         timeout: float | None = None,
+        icons: Any = None,
     ) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``.
 
@@ -140,6 +144,8 @@ class Server:
         ``"error"`` attaches what the run printed to error results, ``"result"`` to every
         result, ``"off"`` does not capture. ``timeout`` (seconds) stops a long call: the tool
         raises ``Cancelled`` (its ``finally`` blocks run) and the result says it timed out.
+        ``icons`` (URLs, or dicts with ``"src"``, ``"mimeType"``, ``"sizes"``, ``"theme"``; also
+        on the server, prompts and resources) are sent from protocol 2025-11-25.
         The function is returned unchanged.
         """
         if fn is not None and not callable(fn):
@@ -160,6 +166,7 @@ class Server:
                 strict=self.strict if strict is None else strict,
                 output=output,
                 timeout=timeout,
+                icons=icon_list(icons),
             )
             self._register(func, options)
             return func
@@ -210,6 +217,7 @@ class Server:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
+        icons: Any = None,
     ) -> Any:
         """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``.
 
@@ -225,7 +233,9 @@ class Server:
             raise TypeError("@server.prompt takes a function; for options use keywords")
 
         def register(func: F) -> F:
-            self._register_prompt(func, name=name, title=title, description=description)
+            self._register_prompt(
+                func, name=name, title=title, description=description, icons=icons
+            )
             return func
 
         return register(fn) if fn is not None else register
@@ -240,6 +250,7 @@ class Server:
         mime_type: str | None = None,
         size: int | None = None,
         annotations: dict[str, Any] | None = None,
+        icons: Any = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource: ``@server.resource("config://app")``, or as a
         resource template: ``@server.resource("logs://{day}/{name}")``.
@@ -270,6 +281,7 @@ class Server:
                 mime_type=mime_type,
                 size=size,
                 annotations=annotations,
+                icons=icons,
             )
             return func
 
@@ -286,6 +298,7 @@ class Server:
         mime_type: str | None,
         size: int | None,
         annotations: dict[str, Any] | None,
+        icons: Any,
     ) -> None:
         from mcpline._resources import as_resource, template_variables
 
@@ -319,22 +332,12 @@ class Server:
             ("mimeType", mime_type),
             ("size", None if template else size),
             ("annotations", annotations),
+            ("icons", icon_list(icons)),
         ):
             if value is not None:
                 descriptor[key] = value
         call, runner = self._runnable(func, shape)
-        options = ToolOptions(
-            name=shape.name,
-            title=None,
-            description=None,
-            read_only=None,
-            destructive=None,
-            idempotent=None,
-            open_world=None,
-            strict=True,
-            output=None,
-            timeout=None,
-        )
+        options = runner_options(shape.name)
         read = as_resource(call, shape.is_async, mime_type)
         self._core.add_resource(read, shape, options, descriptor, runner)
 
@@ -359,18 +362,7 @@ class Server:
             # Its parameters' annotations (the official SDK's types, say) are not read.
             completer = as_completer(func, CallableInfo(func).is_async)
             shape = describe(completer, name="completer", returns=False)
-            options = ToolOptions(
-                name="completer",
-                title=None,
-                description=None,
-                read_only=None,
-                destructive=None,
-                idempotent=None,
-                open_world=None,
-                strict=False,
-                output=None,
-                timeout=None,
-            )
+            options = runner_options("completer")
             try:
                 call, runner = self._runnable(completer, shape)
                 self._core.set_completer(call, shape, options, runner)
@@ -387,6 +379,7 @@ class Server:
         name: str | None,
         title: str | None,
         description: str | None,
+        icons: Any,
     ) -> None:
         from mcpline._prompts import as_prompt
 
@@ -409,18 +402,7 @@ class Server:
             for argument, schema in properties.items()
         ]
         call, runner = self._runnable(func, shape)
-        options = ToolOptions(
-            name=shape.name,
-            title=title,
-            description=shape.description,
-            read_only=None,
-            destructive=None,
-            idempotent=None,
-            open_world=None,
-            strict=True,
-            output=None,
-            timeout=None,
-        )
+        options = runner_options(shape.name, title=title, icons=icon_list(icons))
         self._core.add_prompt(as_prompt(call, shape.is_async), shape, options, arguments, runner)
 
     @property

@@ -50,6 +50,7 @@ class ToolOptions(Value):
     __slots__ = (
         "description",
         "destructive",
+        "icons",
         "idempotent",
         "name",
         "open_world",
@@ -69,6 +70,47 @@ class ToolOptions(Value):
     strict: bool
     output: OutputMode | None
     timeout: float | None
+    icons: list[dict[str, Any]] | None
+
+
+def runner_options(
+    name: str, *, title: str | None = None, icons: list[dict[str, Any]] | None = None
+) -> ToolOptions:
+    """The options of what runs a prompt, a resource read or the completer: a tool's defaults
+    (strict arguments, the server's output mode, no time limit)."""
+    return ToolOptions(
+        name=name,
+        title=title,
+        description=None,
+        read_only=None,
+        destructive=None,
+        idempotent=None,
+        open_world=None,
+        strict=True,
+        output=None,
+        timeout=None,
+        icons=icons,
+    )
+
+
+def icon_list(icons: Any) -> list[dict[str, Any]] | None:
+    """``icons=`` as MCP ``Icon`` objects: each a URL (``https:`` or a ``data:`` URI) or a dict
+    with ``"src"`` and optionally ``"mimeType"``, ``"sizes"`` (``["48x48"]``) and ``"theme"``
+    (``"light"`` or ``"dark"``). Sent to clients from 2025-11-25."""
+    if icons is None:
+        return None
+    items = [icons] if isinstance(icons, (str, dict)) else list(icons)
+    listed = []
+    for icon in items:
+        if isinstance(icon, str):
+            icon = {"src": icon}
+        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
+            raise TypeError(
+                'an icon is a URL (https: or data:) or a dict with "src" (and optionally '
+                f'"mimeType", "sizes", "theme"), not {icon!r}'
+            )
+        listed.append(dict(icon))
+    return listed
 
 
 class ToolShape(Value):

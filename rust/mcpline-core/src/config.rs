@@ -25,6 +25,8 @@ pub struct ServerInfo {
     pub website_url: Option<String>,
     /// Instructions for the model, sent in `initialize` and `server/discover` results.
     pub instructions: Option<String>,
+    /// Icons (an array of MCP `Icon` objects; sent from 2025-11-25).
+    pub icons: Option<Value>,
 }
 
 impl ServerInfo {
@@ -54,6 +56,11 @@ impl ServerInfo {
             }
             if let Some(w) = &self.website_url {
                 info.insert("websiteUrl".into(), Value::from(w.as_str()));
+            }
+        }
+        if rev.supports(Feature::Icons) {
+            if let Some(icons) = &self.icons {
+                info.insert("icons".into(), icons.clone());
             }
         }
         Value::Object(info)

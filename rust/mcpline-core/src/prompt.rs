@@ -33,6 +33,8 @@ pub struct PromptSpec {
     pub description: Option<String>,
     /// Its arguments, in order.
     pub arguments: Vec<PromptArgument>,
+    /// Icons (an array of MCP `Icon` objects; sent from 2025-11-25).
+    pub icons: Option<Value>,
 }
 
 impl PromptSpec {
@@ -44,6 +46,7 @@ impl PromptSpec {
             title: None,
             description: None,
             arguments: Vec::new(),
+            icons: None,
         }
     }
 
@@ -59,6 +62,11 @@ impl PromptSpec {
         }
         if let Some(description) = &self.description {
             prompt.insert("description".into(), Value::from(description.as_str()));
+        }
+        if rev.supports(Feature::Icons) {
+            if let Some(icons) = &self.icons {
+                prompt.insert("icons".into(), icons.clone());
+            }
         }
         if !self.arguments.is_empty() {
             let arguments = self.arguments.iter().map(|a| {

@@ -75,6 +75,8 @@ pub struct ToolSpec {
     pub output: Option<OutputMode>,
     /// Cancel the call after this long.
     pub timeout: Option<Duration>,
+    /// Icons (an array of MCP `Icon` objects; sent from 2025-11-25).
+    pub icons: Option<Value>,
 }
 
 impl ToolSpec {
@@ -92,6 +94,7 @@ impl ToolSpec {
             strict: true,
             output: None,
             timeout: None,
+            icons: None,
         }
     }
 
@@ -116,6 +119,11 @@ impl ToolSpec {
             tool.insert("description".into(), Value::from(description.as_str()));
         }
         tool.insert("inputSchema".into(), self.input_schema.clone());
+        if rev.supports(Feature::Icons) {
+            if let Some(icons) = &self.icons {
+                tool.insert("icons".into(), icons.clone());
+            }
+        }
         if rev.supports(Feature::StructuredOutput) {
             if let Some(schema) = &self.output_schema {
                 tool.insert("outputSchema".into(), schema.clone());

@@ -41,7 +41,8 @@ pub(crate) struct PyServer {
 #[pymethods]
 impl PyServer {
     #[new]
-    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None))]
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None,
+                        instructions=None, icons=None))]
     fn new(
         name: String,
         version: String,
@@ -49,7 +50,8 @@ impl PyServer {
         description: Option<String>,
         website_url: Option<String>,
         instructions: Option<String>,
-    ) -> Self {
+        icons: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let info = ServerInfo {
             name,
             version,
@@ -57,13 +59,14 @@ impl PyServer {
             description,
             website_url,
             instructions,
+            icons: icons.map(py_to_json).transpose()?,
         };
-        Self {
+        Ok(Self {
             inner: Mutex::new(Server::new(info)),
             kinds: Mutex::new(None),
             interrupt: Arc::new(Interrupt::default()),
             lifespan: Lifespan::default(),
-        }
+        })
     }
 
     /// Sets server-wide options; ``None`` leaves an option as it is.
@@ -179,6 +182,7 @@ impl PyServer {
         let mut prompt = PromptSpec::new(spec.name.clone());
         prompt.title.clone_from(&spec.title);
         prompt.description.clone_from(&spec.description);
+        prompt.icons.clone_from(&spec.icons);
         prompt.arguments = arguments
             .into_iter()
             .map(|(name, description, required)| PromptArgument {

@@ -56,6 +56,8 @@ pub(crate) struct ToolOptions {
     strict: bool,
     output: Option<String>,
     timeout: Option<f64>,
+    /// MCP `Icon` objects (JSON data).
+    icons: Option<Py<PyAny>>,
 }
 
 /// A Python callable as a core `ToolHandler`.
@@ -103,6 +105,10 @@ impl PyTool {
             .map(|o| parse_output(py, o))
             .transpose()?;
         spec.timeout = options.timeout.map(|t| seconds(t, "timeout")).transpose()?;
+        spec.icons = options
+            .icons
+            .map(|icons| py_to_json(icons.bind(py)))
+            .transpose()?;
         let handler = Self {
             func,
             context_param: shape.context_param,
