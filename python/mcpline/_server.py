@@ -210,6 +210,21 @@ class Server:
             runner = self._runner
         return call, runner
 
+    if TYPE_CHECKING:
+
+        @overload
+        def prompt(self, fn: F, /) -> F: ...
+
+        @overload
+        def prompt(
+            self,
+            *,
+            name: str | None = None,
+            title: str | None = None,
+            description: str | None = None,
+            icons: Any = None,
+        ) -> Callable[[F], F]: ...
+
     def prompt(
         self,
         fn: Callable[..., Any] | None = None,
@@ -340,6 +355,14 @@ class Server:
         options = runner_options(shape.name)
         read = as_resource(call, shape.is_async, mime_type)
         self._core.add_resource(read, shape, options, descriptor, runner)
+
+    if TYPE_CHECKING:
+
+        @overload
+        def completion(self, fn: F, /) -> F: ...
+
+        @overload
+        def completion(self) -> Callable[[F], F]: ...
 
     def completion(self, fn: F | None = None) -> Any:
         """Set the completer of prompt arguments and template variables: ``@server.completion``

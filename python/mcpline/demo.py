@@ -16,18 +16,26 @@ Do not serve a folder where others can create hard links.
 ``list_files`` returns at most ``limit`` entries. ``search`` is bounded: at most ``limit``
 matches, the first 1 MiB of each file, 10,000 files and 10 seconds; files that look binary (a
 NUL byte in their first 8 KiB) are skipped.
+
+The folder is also offered as resources, under the same rules: each file directly in it (at
+most 100, as found when the server starts) by its ``file://`` URI, and any file below it
+through the template ``folder://{path}`` (``path`` relative, ``/`` written ``%2F``). A read
+gives at most 1 MiB: text, or a base64 blob for a binary file. The prompt ``summarise`` asks
+for a summary of a file, which it embeds; its ``path`` and the template's complete to the
+files whose relative path starts with what was typed.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import mimetypes
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
-from mcpline import Context, Server, ToolError
+from mcpline import Context, Message, Server, ToolError
 
 MAX_PATH_CHARS = 4096
 MAX_NAME_CHARS = 255
@@ -35,6 +43,8 @@ SEARCH_BYTES_PER_FILE = 1024 * 1024
 SEARCH_MAX_FILES = 10_000
 SEARCH_SECONDS = 10.0
 BINARY_PROBE = 8192
+RESOURCE_FILES = 100
+READ_BYTES = 1024 * 1024
 
 
 class Entry(TypedDict):
@@ -183,7 +193,78 @@ def build(root: str | os.PathLike[str] = ".") -> Server:
                         break
         return matches
 
+    _offer_files(server, folder)
     return server
+
+
+def _offer_files(server: Server, folder: Folder) -> None:
+    """The folder's files as resources, the ``summarise`` prompt and path completion."""
+    top = sorted(p for p in folder.base.iterdir() if p.is_file() and folder.inside_link(p))
+    for file in top[:RESOURCE_FILES]:
+        rel = folder.relative(file)
+        server.resource(
+            file.as_uri(),
+            name=rel,
+            description=f"The file {rel} of the served folder.",
+            mime_type=mimetypes.guess_type(file.name)[0],  # None: not said
+            size=file.stat().st_size,
+        )(_reader(folder, rel))
+
+    @server.resource("folder://{path}", name="file")
+    def any_file(path: str) -> dict[str, Any]:
+        """A file below the served folder: path relative to it, with / written %2F."""
+        return _read(folder, path)
+
+    @server.prompt(title="Summarise a file")
+    def summarise(path: Annotated[str, "File relative to the served folder."]) -> list[Message]:
+        """Ask for a summary of a file of the served folder, which is embedded."""
+        contents = _read(folder, path)
+        contents["uri"] = folder.resolve(path).as_uri()
+        return [
+            Message(f"Summarise the file {path} in a few sentences."),
+            Message({"type": "resource", "resource": contents}),
+        ]
+
+    @server.completion
+    def complete_path(ref: Any, argument: Any, context: Any) -> list[str] | None:
+        if argument.name != "path":
+            return None
+        found = []
+        for file in _files(folder, folder.base):
+            rel = folder.relative(file)
+            if rel.startswith(argument.value):
+                found.append(rel)
+            if len(found) > 100:
+                break
+        return found
+
+
+def _reader(folder: Folder, rel: str) -> Any:
+    def read() -> dict[str, Any]:
+        return _read(folder, rel)
+
+    read.__name__ = "read_file"
+    return read
+
+
+def _read(folder: Folder, path: str) -> dict[str, Any]:
+    """At most 1 MiB of a file inside the folder: text, or a base64 blob if it looks binary."""
+    file = folder.resolve(path)
+    if not file.is_file():
+        raise ToolError(f"{path!r} is not a file")
+    with file.open("rb") as f:
+        data = f.read(READ_BYTES)
+    if b"\0" in data[:BINARY_PROBE]:
+        import base64
+
+        blob = base64.b64encode(data).decode("ascii")
+        return {"mimeType": _mime_type(file, "application/octet-stream"), "blob": blob}
+    text = data.decode("utf-8", errors="replace")
+    return {"mimeType": _mime_type(file), "text": text}
+
+
+def _mime_type(file: Path, default: str = "text/plain") -> str:
+    return mimetypes.guess_type(file.name)[0] or default
 
 
 def _files(folder: Folder, start: Path) -> Iterator[Path]:
