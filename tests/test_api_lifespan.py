@@ -142,3 +142,49 @@ def test_an_async_lifespan_failing_to_start_is_refused_with_its_reason():
     server = mcpline.Server("s", lifespan=lifespan)
     with pytest.raises(Exception, match="lifespan failed to start: ConnectionError: refused"):
         Client(server)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process model")
+def test_a_server_whose_parent_dies_exits_its_lifespan(tmp_path):
+    import os
+    import subprocess
+    import time
+
+    from test_lifecycle_parent_death import INTERMEDIATE, is_running, read_line
+
+    notes = tmp_path / "events"
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    descriptors = map(str, (stdin_r, stdout_w, 2))
+    server = [sys.executable, str(SERVER), "sync", str(notes)]
+    intermediate = subprocess.Popen(
+        [sys.executable, "-c", INTERMEDIATE, *descriptors, *server],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        pass_fds=(stdin_r, stdout_w),
+        env=env,
+    )
+    os.close(stdin_r)
+    os.close(stdout_w)
+    server_pid = None
+    try:
+        assert intermediate.stdout is not None
+        server_pid = int(read_line(intermediate.stdout.fileno(), 10))
+        wait_for_event(notes, "entered")
+        intermediate.kill()
+        intermediate.wait(10)
+        deadline = time.monotonic() + 10
+        while is_running(server_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not is_running(server_pid)
+        assert events(notes) == ["entered", "exited"]
+    finally:
+        if server_pid is not None and is_running(server_pid):
+            os.kill(server_pid, signal.SIGKILL)
+        if intermediate.poll() is None:
+            intermediate.kill()
+        if intermediate.stdout is not None:
+            intermediate.stdout.close()
+        os.close(stdin_w)
+        os.close(stdout_r)

@@ -41,10 +41,7 @@ def server() -> mcpline.Server:
 
 
 def complete(client: Client, ref: dict[str, Any], name: str, value: str, **context: str):
-    params: dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": value}}
-    if context:
-        params["context"] = {"arguments": context}
-    return client.request("completion/complete", params)["completion"]
+    return client.complete(ref, name, value, context=context)
 
 
 PROMPT = {"type": "ref/prompt", "name": "review"}

@@ -197,6 +197,23 @@ class Client:
         contents: list[dict[str, Any]] = self.request("resources/read", {"uri": uri})["contents"]
         return contents
 
+    def complete(
+        self,
+        ref: dict[str, str],
+        argument: str,
+        value: str = "",
+        *,
+        context: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """``completion/complete`` of ``argument`` typed so far as ``value``, for ``ref``
+        (``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": ...}``);
+        the ``completion`` (``values``, ``total``, ``hasMore``)."""
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        completion: dict[str, Any] = self.request("completion/complete", params)["completion"]
+        return completion
+
     def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
