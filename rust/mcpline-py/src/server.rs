@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
     MemoryClient, PromptArgument, PromptSpec, ResourceSpec, ServeEnd, Server, ServerInfo,
-    StdioEdge, lock, memory_pair, memory_pair_with_cap,
+    StdioEdge, ToolSpec, lock, memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -151,11 +151,7 @@ impl PyServer {
         options: ToolOptions,
         runner: Option<Py<PyAny>>,
     ) -> PyResult<()> {
-        let kinds = self.kinds(py)?;
-        let interrupt = Arc::clone(&self.interrupt);
-        let lifespan = Arc::clone(&self.lifespan);
-        let (spec, handler) =
-            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        let (spec, handler) = self.define(py, func, shape, options, runner)?;
         lock(&self.inner)
             .add_tool(spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
@@ -174,11 +170,7 @@ impl PyServer {
         arguments: Vec<(String, Option<String>, bool)>,
         runner: Option<Py<PyAny>>,
     ) -> PyResult<()> {
-        let kinds = self.kinds(py)?;
-        let interrupt = Arc::clone(&self.interrupt);
-        let lifespan = Arc::clone(&self.lifespan);
-        let (spec, handler) =
-            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        let (spec, handler) = self.define(py, func, shape, options, runner)?;
         let mut prompt = PromptSpec::new(spec.name.clone());
         prompt.title.clone_from(&spec.title);
         prompt.description.clone_from(&spec.description);
@@ -230,11 +222,7 @@ impl PyServer {
                 format!("cannot register resource {uri}: {why}"),
             )
         })?;
-        let kinds = self.kinds(py)?;
-        let interrupt = Arc::clone(&self.interrupt);
-        let lifespan = Arc::clone(&self.lifespan);
-        let (runner_spec, handler) =
-            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        let (runner_spec, handler) = self.define(py, func, shape, options, runner)?;
         lock(&self.inner)
             .add_resource(spec, runner_spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
@@ -252,11 +240,7 @@ impl PyServer {
         options: ToolOptions,
         runner: Option<Py<PyAny>>,
     ) -> PyResult<()> {
-        let kinds = self.kinds(py)?;
-        let interrupt = Arc::clone(&self.interrupt);
-        let lifespan = Arc::clone(&self.lifespan);
-        let (spec, handler) =
-            PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)?;
+        let (spec, handler) = self.define(py, func, shape, options, runner)?;
         lock(&self.inner)
             .set_completer(spec, Arc::new(handler))
             .map_err(|e| setup_error(py, e))
@@ -364,6 +348,22 @@ impl PyServer {
 }
 
 impl PyServer {
+    /// The core's spec of what runs `func` (a tool, a prompt, a resource read, the completer)
+    /// and its handler, sharing this server's types, interrupt and lifespan.
+    fn define(
+        &self,
+        py: Python<'_>,
+        func: Py<PyAny>,
+        shape: ToolShape<'_>,
+        options: ToolOptions,
+        runner: Option<Py<PyAny>>,
+    ) -> PyResult<(ToolSpec, PyTool)> {
+        let kinds = self.kinds(py)?;
+        let interrupt = Arc::clone(&self.interrupt);
+        let lifespan = Arc::clone(&self.lifespan);
+        PyTool::define(py, func, shape, options, runner, kinds, interrupt, lifespan)
+    }
+
     fn kinds(&self, py: Python<'_>) -> PyResult<Arc<Kinds>> {
         let mut slot = lock(&self.kinds);
         if let Some(k) = &*slot {

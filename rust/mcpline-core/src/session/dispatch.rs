@@ -245,6 +245,11 @@ impl Session {
             };
         };
         let rev = handshake.revision;
+        let caller = Caller {
+            revision: rev,
+            client_info: handshake.client_info.clone(),
+            log_level: None,
+        };
         match method {
             "initialize" => Err(RequestError::invalid_request(format!(
                 "Invalid Request: the session is already initialized (protocol {rev}); \
@@ -255,26 +260,12 @@ impl Session {
                 let result = methods::list_tools(&self.registry, &self.config, rev, &params)?;
                 Ok(Reply::Now(result_frame(id, result)))
             }
-            "tools/call" => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: handshake.client_info.clone(),
-                    log_level: None,
-                };
-                self.enqueue_call(id, params, caller, route)
-            }
+            "tools/call" => self.enqueue_call(id, params, caller, route),
             "prompts/list" if self.has_prompts() => {
                 let result = methods::list_prompts(&self.registry, &self.config, rev, &params)?;
                 Ok(Reply::Now(result_frame(id, result)))
             }
-            "prompts/get" if self.has_prompts() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: handshake.client_info.clone(),
-                    log_level: None,
-                };
-                self.enqueue_prompt(id, params, caller, route)
-            }
+            "prompts/get" if self.has_prompts() => self.enqueue_prompt(id, params, caller, route),
             "resources/list" if self.registry.has_resources() => {
                 let result = methods::list_resources(&self.registry, &self.config, rev, &params)?;
                 Ok(Reply::Now(result_frame(id, result)))
@@ -285,19 +276,9 @@ impl Session {
                 Ok(Reply::Now(result_frame(id, result)))
             }
             "resources/read" if self.registry.has_resources() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: handshake.client_info.clone(),
-                    log_level: None,
-                };
                 self.enqueue_read(id, params, caller, route)
             }
             "completion/complete" if self.registry.offers_completions() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: handshake.client_info.clone(),
-                    log_level: None,
-                };
                 self.complete(id, &params, caller, route)
             }
             "logging/setLevel" => {
@@ -317,17 +298,17 @@ impl Session {
     ) -> Result<Reply, RequestError> {
         let envelope = methods::envelope(&params)?;
         let rev = envelope.revision;
+        let caller = Caller {
+            revision: rev,
+            client_info: envelope.client_info,
+            log_level: envelope.log_level,
+        };
         let result = match method {
             "server/discover" => methods::discover(&self.info, &self.registry, &self.config),
             "prompts/list" if self.has_prompts() => {
                 methods::list_prompts(&self.registry, &self.config, rev, &params)?
             }
             "prompts/get" if self.has_prompts() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: envelope.client_info,
-                    log_level: envelope.log_level,
-                };
                 return self.enqueue_prompt(id, params, caller, route);
             }
             "resources/list" if self.registry.has_resources() => {
@@ -337,28 +318,13 @@ impl Session {
                 methods::list_resource_templates(&self.registry, &self.config, rev, &params)?
             }
             "resources/read" if self.registry.has_resources() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: envelope.client_info,
-                    log_level: envelope.log_level,
-                };
                 return self.enqueue_read(id, params, caller, route);
             }
             "completion/complete" if self.registry.offers_completions() => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: envelope.client_info,
-                    log_level: envelope.log_level,
-                };
                 return self.complete(id, &params, caller, route);
             }
             "tools/list" => methods::list_tools(&self.registry, &self.config, rev, &params)?,
             "tools/call" => {
-                let caller = Caller {
-                    revision: rev,
-                    client_info: envelope.client_info,
-                    log_level: envelope.log_level,
-                };
                 return self.enqueue_call(id, params, caller, route);
             }
             _ => return Err(RequestError::method_not_found(method)),
