@@ -11,19 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpline._jsonvalue import to_jsonable
 from mcpline._results import Audio, Image, ToolResult
-
-VARIABLE = re.compile(r"{([^{}]*)}")
-
-
-def template_variables(uri: str) -> list[str]:
-    """The ``{name}`` variables of a URI template, in order (none for a plain URI)."""
-    return VARIABLE.findall(uri)
 
 
 def contents(returned: Any, mime_type: str | None) -> list[dict[str, Any]]:

@@ -42,8 +42,8 @@ class Server:
     run one at a time. ``lifespan(server)`` returns a context manager (plain or async) entered
     before the first request is read and exited when serving ends; what it yields is
     ``Context.lifespan`` in every call (a database connection, an HTTP client). A call's
-    capture holds at most ``capture_cap`` bytes: beyond that its
-    front goes to stderr while the call runs. An inbound line longer than ``max_line_bytes`` is
+    capture holds at most ``capture_cap`` bytes: beyond that its front goes to stderr while the
+    call runs. An inbound line longer than ``max_line_bytes`` is
     refused (the lines after it are served); when ``queue_capacity`` calls wait for a tool, the
     server stops reading until half of them have started, so a client writing faster than tools
     run is slowed by the pipe, and nothing it sent is dropped.
@@ -315,7 +315,7 @@ class Server:
         annotations: dict[str, Any] | None,
         icons: Any,
     ) -> None:
-        from mcpline._resources import as_resource, template_variables
+        from mcpline._resources import as_resource
 
         label = getattr(func, "__name__", repr(func))
         # The runner's name labels what a read prints; the resource's name is free text.
@@ -330,15 +330,8 @@ class Server:
             )
         except (TypeError, ValueError) as e:
             raise SetupError(f"cannot register resource {uri!r}: {e}") from e
-        variables = template_variables(uri)
-        parameters = list(shape.input_schema.get("properties", {}))
-        if sorted(variables) != sorted(parameters):
-            raise SetupError(
-                f"cannot register resource {uri!r}: the parameters of {label} "
-                f"({', '.join(parameters) or 'none'}) must be the URI's variables "
-                f"({', '.join(variables) or 'none'})"
-            )
-        template = "{" in uri or "}" in uri  # the core refuses one that is not level 1
+        # The core checks the template (level 1) and that its variables are the parameters.
+        template = "{" in uri or "}" in uri
         descriptor: dict[str, Any] = {"uriTemplate" if template else "uri": uri}
         descriptor["name"] = name or label
         for key, value in (
