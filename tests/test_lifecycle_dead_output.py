@@ -7,6 +7,7 @@ tracebacks on stderr.
 """
 
 import json
+import os
 import select
 import subprocess
 import sys
@@ -45,9 +46,12 @@ def call(request_id, name: str, arguments: dict, meta: dict | None = None) -> by
 
 
 def start(stderr_path: Path, server: Path = LIFECYCLE) -> subprocess.Popen:
+    # As a host starts a server: Python's stdout block-buffered (no PYTHONUNBUFFERED).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with open(stderr_path, "wb") as stderr:
         return subprocess.Popen(
             [sys.executable, str(server)],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
