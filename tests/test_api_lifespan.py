@@ -116,6 +116,26 @@ def test_the_testing_client_enters_the_lifespan_and_exits_it_when_closed():
     assert steps == ["enter s", "exit"]
 
 
+def test_prompts_and_resource_reads_see_the_lifespan_too():
+    @contextlib.contextmanager
+    def lifespan(server: mcpline.Server):
+        yield "db"
+
+    server = mcpline.Server("s", lifespan=lifespan)
+
+    @server.prompt
+    def ask(ctx: mcpline.Context) -> str:
+        return f"prompt sees {ctx.lifespan}"
+
+    @server.resource("state://{key}")
+    def state(key: str, ctx: mcpline.Context) -> str:
+        return f"{key} sees {ctx.lifespan}"
+
+    with Client(server) as client:
+        assert client.get_prompt("ask")["messages"][0]["content"]["text"] == "prompt sees db"
+        assert client.read_resource("state://read")[0]["text"] == "read sees db"
+
+
 def test_without_a_lifespan_the_context_says_none():
     server = mcpline.Server("s")
 
