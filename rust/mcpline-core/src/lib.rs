@@ -32,6 +32,7 @@ mod context;
 mod error;
 mod flags;
 mod framing;
+mod http;
 mod invoke;
 mod json_syntax;
 mod jsonrpc;
@@ -64,6 +65,7 @@ pub use config::{
 pub use context::CallContext;
 pub use error::{ServerError, TransportError};
 pub use framing::{DEFAULT_MAX_LINE, Inbound, LineReader};
+pub use http::{Exchange, HttpConfig, HttpEndpoint, HttpHeaders, HttpReply, Next, Wake};
 pub use jsonrpc::{ErrorCode, IntId, RequestId};
 pub use log::log_line;
 pub use prompt::{PromptArgument, PromptSpec};

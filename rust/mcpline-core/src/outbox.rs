@@ -2,7 +2,7 @@
 //! response is released here, exactly once (or never, when cancelled).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -40,25 +40,45 @@ pub(crate) struct Outbox {
     transport: Arc<dyn Transport>,
     closed: AtomicBool,
     on_closed: OnOutputClosed,
-    /// Legacy `logging/setLevel` threshold (`NO_LEVEL` = not set).
-    log_level: AtomicU8,
+    /// Legacy `logging/setLevel` threshold (`NO_LEVEL` = not set), shared by every exchange of
+    /// one client's session.
+    log_level: Arc<AtomicU8>,
     pending: Mutex<HashMap<RequestId, Pending>>,
+    /// Responses taken out of `pending` and not yet written.
+    releasing: AtomicUsize,
     /// `MCPLINE_TRACE`: every frame in and out.
     trace: Option<Trace>,
 }
 
 const NO_LEVEL: u8 = u8::MAX;
 
+/// A `logging/setLevel` threshold that is not set yet.
+pub(crate) fn unset_log_level() -> Arc<AtomicU8> {
+    Arc::new(AtomicU8::new(NO_LEVEL))
+}
+
 impl Outbox {
-    pub(crate) fn new(transport: Arc<dyn Transport>, on_closed: OnOutputClosed) -> Self {
+    pub(crate) fn new(
+        transport: Arc<dyn Transport>,
+        on_closed: OnOutputClosed,
+        log_level: Arc<AtomicU8>,
+    ) -> Self {
         Self {
             transport,
             closed: AtomicBool::new(false),
             on_closed,
-            log_level: AtomicU8::new(NO_LEVEL),
+            log_level,
             pending: Mutex::new(HashMap::new()),
+            releasing: AtomicUsize::new(0),
             trace: Trace::from_env(),
         }
+    }
+
+    /// Whether every response owed has been written (or dropped by a cancel): nothing pending
+    /// and nothing being released.
+    pub(crate) fn owes_nothing(&self) -> bool {
+        let pending = lock(&self.pending);
+        pending.is_empty() && self.releasing.load(Ordering::SeqCst) == 0
     }
 
     /// Records a frame the client sent, when tracing.
@@ -71,6 +91,15 @@ impl Outbox {
     /// Writes one frame; a dead output is reported once (see [`OnOutputClosed`]) and every later
     /// frame is dropped.
     pub(crate) fn write(&self, frame: &Value) {
+        self.send(frame, false);
+    }
+
+    /// Writes a response being released (see [`Transport::write_response`]).
+    fn write_response(&self, frame: &Value) {
+        self.send(frame, true);
+    }
+
+    fn send(&self, frame: &Value, response: bool) {
         if self.closed.load(Ordering::Relaxed) {
             return;
         }
@@ -78,7 +107,12 @@ impl Outbox {
         if let Some(trace) = &self.trace {
             trace.record(Direction::Out, &line);
         }
-        match self.transport.write_line(&line) {
+        let written = if response {
+            self.transport.write_response(&line)
+        } else {
+            self.transport.write_line(&line)
+        };
+        match written {
             Ok(()) => {}
             Err(TransportError::OutputClosed(_) | TransportError::PeerGone) => {
                 if !self.closed.swap(true, Ordering::SeqCst) {
@@ -128,13 +162,25 @@ impl Outbox {
         let entry = {
             let mut pending = lock(&self.pending);
             match pending.get(id) {
-                Some(p) if Arc::ptr_eq(&p.flags, flags) => pending.remove(id),
+                Some(p) if Arc::ptr_eq(&p.flags, flags) => {
+                    self.releasing.fetch_add(1, Ordering::SeqCst);
+                    pending.remove(id)
+                }
                 _ => None,
             }
         };
         let Some(entry) = entry else { return };
+        /// Ends the release once the frame is out (or dropped), also if writing unwinds.
+        struct Released<'a>(&'a Outbox);
+        impl Drop for Released<'_> {
+            fn drop(&mut self) {
+                self.0.releasing.fetch_sub(1, Ordering::SeqCst);
+                self.0.transport.released();
+            }
+        }
+        let _released = Released(self);
         let send = || match &entry.route {
-            Route::Direct => self.write(&frame),
+            Route::Direct => self.write_response(&frame),
             Route::Batch(batch) => batch.deliver(self, Some(frame.clone())),
         };
         if entry.flags.while_open(true, send).is_none() {
@@ -152,6 +198,7 @@ impl Outbox {
             if let Route::Batch(batch) = &entry.route {
                 batch.deliver(self, None);
             }
+            self.transport.released();
         }
     }
 }
@@ -186,7 +233,7 @@ impl Batch {
             let frames = std::mem::take(&mut st.0);
             drop(st);
             if !frames.is_empty() {
-                outbox.write(&Value::Array(frames));
+                outbox.write_response(&Value::Array(frames));
             }
         }
     }

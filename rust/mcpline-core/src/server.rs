@@ -11,7 +11,7 @@ use crate::error::ServerError;
 use crate::prompt::PromptSpec;
 use crate::registry::Registry;
 use crate::resource::ResourceSpec;
-use crate::session::{Handoff, Session};
+use crate::session::{Handoff, PeerState, Session};
 use crate::tool::{ToolHandler, ToolSpec};
 use crate::transport::{StdioTransport, Transport, WakeableInput};
 
@@ -153,6 +153,29 @@ impl Server {
         self.run_session(transport, None)
     }
 
+    /// What the server offers (for the HTTP endpoint's header checks).
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// A session answering one HTTP request into `sink`, with the client's `peer` state.
+    pub(crate) fn exchange_session(
+        &self,
+        sink: Arc<dyn Transport>,
+        peer: PeerState,
+    ) -> Arc<Session> {
+        Session::new(
+            self.info.clone(),
+            self.config.clone(),
+            self.registry.clone(),
+            None,
+            None,
+            sink,
+            None,
+            peer,
+        )
+    }
+
     fn run_session(&self, transport: Arc<dyn Transport>, handoff: Option<Handoff>) -> ServeEnd {
         let session = Session::new(
             self.info.clone(),
@@ -162,6 +185,7 @@ impl Server {
             self.exit_hook.clone(),
             transport,
             handoff,
+            PeerState::new(),
         );
         session.run()
     }

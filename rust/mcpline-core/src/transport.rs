@@ -30,6 +30,19 @@ pub trait Transport: Send + Sync {
     /// # Errors
     /// [`TransportError::OutputClosed`] once the peer stopped reading.
     fn write_line(&self, line: &[u8]) -> Result<(), TransportError>;
+
+    /// Writes a response while it is released; [`Transport::released`] follows. (An HTTP
+    /// exchange wakes its reader there, when it can tell the response was the last frame.)
+    ///
+    /// # Errors
+    /// As [`Transport::write_line`].
+    fn write_response(&self, line: &[u8]) -> Result<(), TransportError> {
+        self.write_line(line)
+    }
+
+    /// A response owed was released (written, or dropped by a cancel). Nothing to do for a
+    /// stream; an HTTP exchange learns here that it may be over.
+    fn released(&self) {}
 }
 
 /// Newline-delimited frames over any byte reader and writer (the protected stdio streams in

@@ -46,6 +46,11 @@ impl Session {
                 None => return,
             },
         };
+        self.handle_value(value);
+    }
+
+    /// Handles one parsed message (or batch).
+    pub(crate) fn handle_value(&self, value: Value) {
         match value {
             Value::Array(items) => self.handle_batch(items),
             Value::Object(obj) => match self.handle_message(obj, &Route::Direct) {

@@ -7,7 +7,7 @@
 mod dispatch;
 
 use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_fra
 use crate::lifecycle::{ParentWatch, run_exit_hook};
 use crate::log::log_line;
 use crate::methods::{self, Handshake};
-use crate::outbox::Outbox;
+use crate::outbox::{Outbox, unset_log_level};
 use crate::protocol::{LogLevel, Revision};
 use crate::queue::{JobQueue, Popped, Queued, ReaderTurn, Turn};
 use crate::registry::{RegisteredPrompt, RegisteredResource, RegisteredTool, Registry};
@@ -127,12 +127,30 @@ impl Turn for Handoff {
     }
 }
 
-/// The state of one connection.
+/// What a client's session keeps from one message to the next: the handshake and the
+/// `logging/setLevel` threshold. A stdio connection has one; over HTTP every exchange of a
+/// session shares its one (and a stateless request gets a fresh one).
+#[derive(Clone)]
+pub(crate) struct PeerState {
+    pub(crate) handshake: Arc<OnceLock<Handshake>>,
+    pub(crate) log_level: Arc<AtomicU8>,
+}
+
+impl PeerState {
+    pub(crate) fn new() -> Self {
+        Self {
+            handshake: Arc::new(OnceLock::new()),
+            log_level: unset_log_level(),
+        }
+    }
+}
+
+/// The state of one connection (or of one HTTP exchange).
 pub(crate) struct Session {
     pub(crate) info: ServerInfo,
     pub(crate) config: ServerConfig,
     pub(crate) registry: Registry,
-    pub(crate) handshake: OnceLock<Handshake>,
+    pub(crate) handshake: Arc<OnceLock<Handshake>>,
     pub(crate) queue: Arc<JobQueue<Job>>,
     pub(crate) outbox: Arc<Outbox>,
     stop_check: Option<StopCheck>,
@@ -142,6 +160,7 @@ pub(crate) struct Session {
 }
 
 impl Session {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         info: ServerInfo,
         config: ServerConfig,
@@ -150,6 +169,7 @@ impl Session {
         before_exit: Option<ExitHook>,
         transport: Arc<dyn Transport>,
         handoff: Option<Handoff>,
+        peer: PeerState,
     ) -> Arc<Self> {
         let queue = Arc::new(JobQueue::new(config.queue_capacity));
         let handoff = handoff.map(Arc::new);
@@ -165,12 +185,16 @@ impl Session {
                 }
             })
         };
-        let outbox = Arc::new(Outbox::new(Arc::clone(&transport), on_closed));
+        let outbox = Arc::new(Outbox::new(
+            Arc::clone(&transport),
+            on_closed,
+            peer.log_level,
+        ));
         Arc::new(Self {
             info,
             config,
             registry,
-            handshake: OnceLock::new(),
+            handshake: peer.handshake,
             queue,
             outbox,
             stop_check,
@@ -414,6 +438,11 @@ impl Session {
         }
     }
 
+    /// The HTTP client of an exchange went away: its calls stop and nothing more is sent.
+    pub(crate) fn abandon_exchange(&self) {
+        self.queue.abandon_quietly(ServeEnd::OutputClosed);
+    }
+
     /// Cancels the running call and answers every queued one with an error.
     fn abandon_work(&self, why: &str) {
         let (running, queued) = self.queue.take_work();
@@ -457,7 +486,7 @@ impl Session {
 
     /// Validates a job's arguments, runs it, and releases its response. A concurrent tool's call
     /// is started (once a slot is free) and answered when it ends, on the thread that ends it.
-    fn run_job(self: &Arc<Self>, job: Job) {
+    pub(crate) fn run_job(self: &Arc<Self>, job: Job) {
         let tool = &job.tool;
         let ctx = CallContext::new(
             Arc::clone(&self.outbox),

@@ -24,6 +24,9 @@ mod parse_errors;
 mod initialize;
 mod stateless;
 
+// Streamable HTTP.
+mod http;
+
 // Tools.
 mod progress;
 mod tools_call;
