@@ -63,9 +63,27 @@ def _parser() -> argparse.ArgumentParser:
         help="show tracebacks of load errors",
     )
 
-    serve = sub.add_parser("serve", parents=[debug], help="serve TARGET's server on stdin/stdout")
+    serve = sub.add_parser(
+        "serve",
+        parents=[debug],
+        help="serve TARGET's server on stdin/stdout (or over HTTP with --http)",
+    )
     serve.add_argument("target", metavar="TARGET", help="FILE.py[:attr] or package.module[:attr]")
     serve.add_argument("--allow", action="append", metavar="TOOL", help="expose only this tool")
+    http = serve.add_argument_group("Streamable HTTP (needs uvicorn: pip install 'mcpline[http]')")
+    http.add_argument(
+        "--http", metavar="[HOST:]PORT", help="serve HTTP on HOST (default 127.0.0.1) and PORT"
+    )
+    http.add_argument("--path", default="/mcp", help="the MCP endpoint's path (default /mcp)")
+    http.add_argument(
+        "--workers", type=int, default=1, help="worker processes (2026-07-28 scales out)"
+    )
+    http.add_argument(
+        "--allow-host", action="append", metavar="NAME", help="a Host name to serve under"
+    )
+    http.add_argument(
+        "--allow-origin", action="append", metavar="ORIGIN", help="a browser origin to allow"
+    )
     serve.set_defaults(run=_serve)
 
     call = sub.add_parser(
@@ -118,6 +136,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(ns: argparse.Namespace) -> int:
+    if ns.http is not None:
+        from mcpline import _http_serve
+
+        return _http_serve.serve(
+            ns.target,
+            ns.allow,
+            ns.http,
+            workers=ns.workers,
+            path=ns.path,
+            hosts=ns.allow_host,
+            origins=ns.allow_origin,
+        )
     from mcpline._targets import load_server
 
     server = load_server(ns.target)

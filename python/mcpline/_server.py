@@ -11,9 +11,10 @@ from mcpline._startup import TYPE_CHECKING, signal
 from mcpline._tool import ToolOptions, describe, icon_list, runner_options
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any, TypeVar, overload
 
+    from mcpline._http import McpHttpApp
     from mcpline._lifespan import Lifespan
     from mcpline._tool import OutputMode, ToolShape
 
@@ -46,7 +47,8 @@ class Server:
     call runs. An inbound line longer than ``max_line_bytes`` is
     refused (the lines after it are served); when ``queue_capacity`` calls wait for a tool, the
     server stops reading until half of them have started, so a client writing faster than tools
-    run is slowed by the pipe, and nothing it sent is dropped.
+    run is slowed by the pipe, and nothing it sent is dropped. ``auth`` checks the bearer token
+    of each HTTP request (see ``asgi_app``).
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class Server:
         queue_capacity: int = 1024,
         lifespan: Callable[[Server], Any] | None = None,
         icons: Any = None,
+        auth: Callable[[str], Any] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -94,6 +97,7 @@ class Server:
         )
         self._runner: Any = None
         self.lifespan = lifespan
+        self.auth = auth
 
     if TYPE_CHECKING:
 
@@ -461,6 +465,50 @@ class Server:
                 self._exit_lifespan(lifespan, serving=True)
             if self._runner is not None:
                 self._runner.close()
+
+    def asgi_app(
+        self,
+        path: str = "/mcp",
+        *,
+        allowed_origins: Sequence[str] = (),
+        allowed_hosts: Sequence[str] | None = None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        auth: Callable[[str], Any] | None = None,
+        resource_metadata: str | None = None,
+        sync_workers: int = 8,
+        session_idle: float = 3600.0,
+    ) -> McpHttpApp:
+        """This server as an ASGI 3 application speaking MCP's Streamable HTTP at ``path``.
+
+        Run it with any ASGI server (``uvicorn module:app``) or mount it in a framework.
+        2026-07-28 requests are stateless (any worker of a fleet can answer any request);
+        the handshake revisions keep a session under ``Mcp-Session-Id`` in the worker that
+        answered ``initialize`` (route them stickily).
+
+        - ``allowed_hosts``: ``Host`` values served; ``None`` serves only local names, right for
+          a server on a loopback address. A public deployment lists its names (``"*"``: any).
+        - ``allowed_origins``: browser origins allowed besides local ones; another ``Origin``
+          is refused with 403 (DNS-rebinding protection).
+        - ``max_body_bytes``: a larger POST body is refused with 413.
+        - ``auth`` (default: the server's ``auth``): called with the bearer token of each
+          request (may be async); a falsy answer or an exception is a 401 with
+          ``WWW-Authenticate``, naming ``resource_metadata`` when given.
+        - ``sync_workers``: threads running calls of sync tools side by side.
+        - ``session_idle``: seconds a handshake-era session may sit unused.
+        """
+        from mcpline._http import McpHttpApp
+
+        return McpHttpApp(
+            self,
+            path=path,
+            allowed_origins=list(allowed_origins),
+            allowed_hosts=None if allowed_hosts is None else list(allowed_hosts),
+            max_body_bytes=max_body_bytes,
+            auth=auth if auth is not None else self.auth,
+            resource_metadata=resource_metadata,
+            sync_workers=sync_workers,
+            session_idle=session_idle,
+        )
 
     def _enter_lifespan(self, *, serving: bool) -> Lifespan | None:
         """Enters ``self.lifespan`` (if any) and hands what it yields to every call's context.

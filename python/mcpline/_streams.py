@@ -56,6 +56,10 @@ SWAPS = sys.platform == "win32"
 # Route Python-level writes of async tools' tasks through their calls (see the module docs).
 ROUTE = False
 
+# Serving HTTP: a write made outside any call (the ASGI server's own log lines) goes to the real
+# stderr, never into the capture of calls running at that moment.
+OUTSIDE_CALLS_TO_STDERR = False
+
 _lock = _thread.allocate_lock()
 _depth = 0
 # (name in sys, the stream put aside, the follower put in its place)
@@ -86,6 +90,11 @@ class _CallWriter(io.RawIOBase):
         view = memoryview(data).cast("B")
         total = len(view)
         call = self._current.get()
+        if call is None and OUTSIDE_CALLS_TO_STDERR:
+            from mcpline._core import write_real_stderr
+
+            write_real_stderr(bytes(view))
+            return total
         while view:
             if call is None:
                 written = os.write(self._fd, view)

@@ -80,3 +80,11 @@ impl PyCaptureCell {
 pub(crate) fn note_spawn() {
     mcpline_core::note_spawn();
 }
+
+/// Writes ``data`` to the process's real stderr, also while a capture holds fd 2 (a log line
+/// written outside any call never lands in a running call's output).
+#[pyfunction]
+pub(crate) fn write_real_stderr(py: Python<'_>, data: &[u8]) -> PyResult<()> {
+    py.detach(|| mcpline_core::write_real_stderr(data))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+}

@@ -4,6 +4,7 @@ mod capture;
 mod context;
 mod convert;
 mod errors;
+mod http;
 mod interrupt;
 mod server;
 mod stop;
@@ -21,9 +22,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule(gil_used = false)]
 mod _core {
     #[pymodule_export]
-    use crate::capture::{PyCaptureCell, note_spawn};
+    use crate::capture::{PyCaptureCell, note_spawn, write_real_stderr};
     #[pymodule_export]
     use crate::context::PyContext;
+    #[pymodule_export]
+    use crate::http::{PyExchange, PyHttpEndpoint};
     #[pymodule_export]
     use crate::server::{MemorySession, PyServer};
     #[pymodule_export]

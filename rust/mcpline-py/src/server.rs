@@ -4,8 +4,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use mcpline_core::{
-    MemoryClient, PromptArgument, PromptSpec, ResourceSpec, ServeEnd, Server, ServerInfo,
-    StdioEdge, ToolSpec, lock, memory_pair, memory_pair_with_cap,
+    HttpConfig, HttpEndpoint, MemoryClient, PromptArgument, PromptSpec, ResourceSpec, ServeEnd,
+    Server, ServerInfo, StdioEdge, ToolSpec, lock, memory_pair, memory_pair_with_cap,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::context::Lifespan;
 use crate::convert::{Kinds, parse_output, py_to_json, seconds};
 use crate::errors::{mcpline_error, setup_error};
+use crate::http::PyHttpEndpoint;
 use crate::interrupt::Interrupt;
 use crate::streams::{flush_python_streams, set_routing};
 use crate::tool::{PyTool, ToolOptions, ToolShape};
@@ -320,6 +321,31 @@ impl PyServer {
             Ok(end) => Ok(end_name(end)),
             Err(e) => Err(setup_error(py, e)),
         }
+    }
+
+    /// The server's MCP endpoint over Streamable HTTP, with the tools registered so far.
+    #[pyo3(signature = (*, allowed_origins=Vec::new(), allowed_hosts=None, session_idle=3600.0,
+                        max_sessions=10_000))]
+    fn http_endpoint(
+        &self,
+        allowed_origins: Vec<String>,
+        allowed_hosts: Option<Vec<String>>,
+        session_idle: f64,
+        max_sessions: usize,
+    ) -> PyResult<PyHttpEndpoint> {
+        if max_sessions == 0 {
+            return Err(PyValueError::new_err("max_sessions must be at least 1"));
+        }
+        let config = HttpConfig {
+            allowed_origins,
+            allowed_hosts,
+            session_idle: seconds(session_idle, "session_idle")?,
+            max_sessions,
+        };
+        let server = lock(&self.inner).clone();
+        Ok(PyHttpEndpoint {
+            inner: HttpEndpoint::new(server, config),
+        })
     }
 
     /// Starts serving an in-memory connection on a background thread.
