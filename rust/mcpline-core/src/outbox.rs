@@ -190,6 +190,18 @@ impl Outbox {
         }
     }
 
+    /// Every call still owed is told to stop and its response is never sent (the client of an
+    /// HTTP exchange went away).
+    pub(crate) fn cancel_all(&self) {
+        let owed: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        for entry in &owed {
+            entry.flags.cancel();
+        }
+        if !owed.is_empty() {
+            self.transport.released();
+        }
+    }
+
     /// `notifications/cancelled`: the call is told to stop and its response is never sent.
     pub(crate) fn cancel(&self, id: &RequestId) {
         let entry = lock(&self.pending).remove(id);

@@ -9,9 +9,10 @@ use crate::config::{
 };
 use crate::error::ServerError;
 use crate::prompt::PromptSpec;
+use crate::queue::JobQueue;
 use crate::registry::Registry;
 use crate::resource::ResourceSpec;
-use crate::session::{Handoff, PeerState, Session};
+use crate::session::{Handoff, Job, PeerState, Session};
 use crate::tool::{ToolHandler, ToolSpec};
 use crate::transport::{StdioTransport, Transport, WakeableInput};
 
@@ -163,8 +164,9 @@ impl Server {
         &self,
         sink: Arc<dyn Transport>,
         peer: PeerState,
+        gate: &Arc<JobQueue<Job>>,
     ) -> Arc<Session> {
-        Session::new(
+        let session = Session::new(
             self.info.clone(),
             self.config.clone(),
             self.registry.clone(),
@@ -173,7 +175,9 @@ impl Server {
             sink,
             None,
             peer,
-        )
+        );
+        session.share_gate(Arc::clone(gate));
+        session
     }
 
     fn run_session(&self, transport: Arc<dyn Transport>, handoff: Option<Handoff>) -> ServeEnd {

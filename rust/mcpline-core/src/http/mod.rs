@@ -21,9 +21,10 @@ pub use headers::HttpHeaders;
 
 use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, encode};
 use crate::methods;
+use crate::queue::JobQueue;
 use crate::registry::Registry;
 use crate::server::Server;
-use crate::session::{PeerState, Session};
+use crate::session::{Job, PeerState, Session};
 use exchange::Sink;
 use headers::{HEADER_MISMATCH, check_mirrored};
 use sessions::{ClientSession, Sessions};
@@ -93,6 +94,9 @@ pub struct HttpEndpoint {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
+    /// Calls of concurrent tools in every exchange count against the server's
+    /// `max_concurrency` here.
+    gate: Arc<JobQueue<Job>>,
 }
 
 impl HttpEndpoint {
@@ -104,6 +108,7 @@ impl HttpEndpoint {
             server,
             config,
             sessions,
+            gate: Arc::new(JobQueue::new(1)),
         }
     }
 
@@ -321,7 +326,9 @@ impl HttpEndpoint {
 
     fn open(&self, peer: PeerState) -> (Arc<Session>, Arc<Sink>) {
         let sink = Arc::new(Sink::default());
-        let session = self.server.exchange_session(Arc::clone(&sink) as _, peer);
+        let session = self
+            .server
+            .exchange_session(Arc::clone(&sink) as _, peer, &self.gate);
         (session, sink)
     }
 

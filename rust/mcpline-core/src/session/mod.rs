@@ -157,6 +157,9 @@ pub(crate) struct Session {
     before_exit: Option<ExitHook>,
     transport: Arc<dyn Transport>,
     handoff: Option<Arc<Handoff>>,
+    /// Where calls of concurrent tools count against `max_concurrency` when that is wider than
+    /// this session (every exchange of an HTTP endpoint shares one); else `queue`.
+    gate: OnceLock<Arc<JobQueue<Job>>>,
 }
 
 impl Session {
@@ -201,7 +204,17 @@ impl Session {
             before_exit,
             transport,
             handoff,
+            gate: OnceLock::new(),
         })
+    }
+
+    /// Counts this session's concurrent calls in `gate` (shared with other sessions).
+    pub(crate) fn share_gate(&self, gate: Arc<JobQueue<Job>>) {
+        let _ = self.gate.set(gate);
+    }
+
+    fn gate(&self) -> &JobQueue<Job> {
+        self.gate.get().map_or(&self.queue, |gate| gate)
     }
 
     /// Serves until end of input (or a dead output, a stop check, a failed read): reads on a
@@ -441,6 +454,7 @@ impl Session {
     /// The HTTP client of an exchange went away: its calls stop and nothing more is sent.
     pub(crate) fn abandon_exchange(&self) {
         self.queue.abandon_quietly(ServeEnd::OutputClosed);
+        self.outbox.cancel_all();
     }
 
     /// Cancels the running call and answers every queued one with an error.
@@ -508,7 +522,7 @@ impl Session {
         let output = match tool.validator.check(&tool.spec.name, job.arguments) {
             Ok(arguments) if tool.handler.concurrent() => {
                 if !self
-                    .queue
+                    .gate()
                     .begin_concurrent(&job.flags, self.config.max_concurrency)
                 {
                     return; // cancelled while it waited: no response
@@ -518,7 +532,7 @@ impl Session {
                 let tool = Arc::clone(tool);
                 invoke::start(tool, arguments, ctx, &self.config, early, move |output| {
                     me.answer(&id, &flags, revision, &work, output);
-                    me.queue.end_concurrent(&flags);
+                    me.gate().end_concurrent(&flags);
                 });
                 return;
             }

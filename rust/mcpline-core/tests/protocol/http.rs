@@ -374,3 +374,61 @@ fn get_is_not_allowed_and_bad_bodies_are_refused() {
     text.push(b"content-type", b"text/plain");
     assert_eq!(endpoint.post(&text, b"{}").status, 415);
 }
+
+/// A concurrent tool that sleeps 100 ms on a thread of its own and records how many of its
+/// calls ran at once.
+struct Overlapping {
+    running: Arc<std::sync::atomic::AtomicUsize>,
+    peak: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl mcpline_core::ToolHandler for Overlapping {
+    fn call(&self, _: Value, _: &mcpline_core::CallContext) -> mcpline_core::ToolOutput {
+        unreachable!("a concurrent tool is started, not called")
+    }
+
+    fn concurrent(&self) -> bool {
+        true
+    }
+
+    fn start(&self, _: Value, _: &mcpline_core::CallContext, done: mcpline_core::Done) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let (running, peak) = (Arc::clone(&self.running), Arc::clone(&self.peak));
+        let now = running.fetch_add(1, SeqCst) + 1;
+        peak.fetch_max(now, SeqCst);
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(100));
+            running.fetch_sub(1, SeqCst);
+            done.finish(mcpline_core::ToolOutput::text("overlapped"));
+        });
+    }
+}
+
+#[test]
+fn max_concurrency_holds_across_every_request_of_the_endpoint() {
+    let events = Events::default();
+    let mut server = test_server(&events);
+    server.config_mut().max_concurrency = 2;
+    let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handler = Overlapping {
+        running: Arc::default(),
+        peak: Arc::clone(&peak),
+    };
+    let spec = mcpline_core::ToolSpec::new("overlap", json!({"type": "object"}));
+    server.add_tool(spec, Arc::new(handler)).unwrap();
+    let endpoint = Arc::new(HttpEndpoint::new(server, HttpConfig::default()));
+    let clients: Vec<_> = (0..6)
+        .map(|n| {
+            let endpoint = Arc::clone(&endpoint);
+            thread::spawn(move || {
+                let reply = modern(&endpoint, n, "tools/call", json!({"name": "overlap"}));
+                drain(&reply.exchange.expect("queued"))
+            })
+        })
+        .collect();
+    for client in clients {
+        let frames = client.join().unwrap();
+        assert_eq!(frames[0]["result"]["content"][0]["text"], "overlapped");
+    }
+    assert_eq!(peak.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
