@@ -4,7 +4,8 @@
 #   make test   everything CI runs, in this order: venv, lint-rust, lint-ci, test-rust, fuzz
 #               (the core's stdio fuzz target for FUZZ_SECONDS), wheel (release build +
 #               audit), wheel-venv (fresh venv with the wheel and its test extra), lint-python,
-#               test-python and test-demo (against the installed wheel), then test-windows
+#               test-python, test-demo and test-conformance (against the installed wheel),
+#               then test-windows
 #
 # Needs python3 (>= 3.10 with the venv module; Debian: apt-get install python3-venv), cargo
 # (rustup, with clippy and rustfmt), node >= 20 with npm, make, a C compiler and (for `make
@@ -46,11 +47,11 @@ export PYO3_PYTHON := $(abspath $(VPY))
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: venv build node lint lint-rust lint-ci lint-python test-rust fuzz wheel wheel-venv \
-	test-python test-demo test-windows test demo clean help
+	test-python test-demo test-conformance test-windows test demo clean help
 
 help:
 	@echo "make demo | make test | venv build node lint lint-rust lint-ci lint-python test-rust"
-	@echo "fuzz wheel wheel-venv test-python test-demo test-windows | clean"
+	@echo "fuzz wheel wheel-venv test-python test-demo test-conformance test-windows | clean"
 
 # --- environment ---------------------------------------------------------------------------
 
@@ -164,6 +165,12 @@ test-python: wheel-venv node
 test-demo: wheel-venv
 	$(WPY) tests/demo_roundtrip.py $(WHEEL_VENV)/bin/mcpline
 
+# The official MCP conformance suite (tests/conformance: pinned, with its own Node 22; Linux
+# x86_64 only) against tests/servers/conformance_server.py served over Streamable HTTP by the
+# wheel venv's console script, for 2025-11-25 and 2026-07-28; results in target/conformance.
+test-conformance: wheel-venv
+	bash tests/conformance/run.sh $(WHEEL_VENV)/bin/mcpline
+
 # The Windows build and suite under wine (tests/windows/run.sh says what it needs).
 # The Windows suite under wine (tests/windows/run.sh): the core's cargo tests and the extension
 # cross-built for x86_64-pc-windows-gnu, pytest inside the embeddable Windows CPython, and stdio
@@ -173,7 +180,8 @@ test-windows: venv
 
 # Prerequisites run left to right with plain `make`; the dependencies above keep `make -j`
 # correct too.
-test: venv lint-rust lint-ci test-rust fuzz wheel wheel-venv lint-python test-python test-demo test-windows
+test: venv lint-rust lint-ci test-rust fuzz wheel wheel-venv lint-python test-python test-demo \
+	test-conformance test-windows
 
 # The demo speaks MCP on stdout, so the build's chatter goes to stderr: `make -s demo` can
 # itself be an MCP client's server command.
@@ -183,5 +191,5 @@ demo:
 	@$(VENV)/bin/mcpline demo $(DEMO_ARGS)
 
 clean:
-	rm -rf $(VENV) $(WHEEL_VENV) $(DIST) $(INTEROP)/node_modules \
+	rm -rf $(VENV) $(WHEEL_VENV) $(DIST) $(INTEROP)/node_modules tests/conformance/node_modules \
 	  python/mcpline/_core*.so python/mcpline/_core*.pyd
