@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 
 from conftest import SERVERS_DIR
 
@@ -28,6 +29,22 @@ def open_fds(pid: int) -> dict[str, str]:
     return fds
 
 
+def settled_fds(pid: int, timeout: float = 10.0) -> dict[str, str]:
+    """``open_fds`` once fds 1 and 2 are home again. A finished call leaves them parked on its
+    capture file for the next call to take over; the server points them home (``settle``) only
+    when it finds no more work, just *after* it wrote the last answer. A snapshot taken right
+    after that answer arrives may see them still parked (or one of them, mid-``dup2``). Never
+    going home while idle would be a bug: the wait is bounded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        fds = open_fds(pid)
+        parked = [fd for fd in ("1", "2") if SPARE.match(fds.get(fd, ""))]
+        if not parked:
+            return fds
+        assert time.monotonic() < deadline, f"fds {parked} stay on a capture file while idle: {fds}"
+        time.sleep(0.01)
+
+
 def without_spare(fds: dict[str, str]) -> dict[str, str]:
     """``fds`` without the capture files the cell keeps after calls, a bounded number: the files
     of the last four calls (to reuse the newest and watch them for late output), and up to 16
@@ -39,7 +56,9 @@ def without_spare(fds: dict[str, str]) -> dict[str, str]:
 
 
 def kinds(fds: dict[str, str]) -> list[str]:
-    """Targets with unlinked files' inode numbers blanked (the spare capture file is replaced)."""
+    """Targets with unlinked files' inode numbers blanked. (Fds 1 and 2 at home reach the
+    server's real stderr: under pytest an unlinked temporary file, ``/tmp/#NNN (deleted)``, the
+    harness's own, not a capture file.)"""
     return sorted(re.sub(r"#\d+ \(deleted\)$", "# (deleted)", target) for target in fds.values())
 
 
@@ -82,10 +101,10 @@ def test_ten_thousand_captured_calls_leak_no_descriptors(spawn):
     server = spawn(FD_SERVER)
     server.initialize()
     run_batch(server, first_id=100, count=2 * len(CYCLE), timeout=30)  # warm-up: every path once
-    before = open_fds(server.proc.pid)
+    before = settled_fds(server.proc.pid)
 
     run_batch(server, first_id=1_000, count=CALLS, timeout=60)
-    after = without_spare(open_fds(server.proc.pid))
+    after = without_spare(settled_fds(server.proc.pid))
     before = without_spare(before)
 
     assert len(after) == len(before), {"before": before, "after": after}
