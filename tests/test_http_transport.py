@@ -426,6 +426,9 @@ def test_a_body_over_the_cap_is_413_and_serving_goes_on(guarded: Served) -> None
     assert post(guarded.port, body, {**headers, **auth}).status == 200
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32", reason="terminate() is TerminateProcess there: nothing can run"
+)
 def test_the_lifespan_is_exited_when_the_server_stops(lifespan_log: Path, tmp_path: Path) -> None:
     log = tmp_path / "lifespan.log"
     server = serve_cli(env={"MCPLINE_TEST_LIFESPAN_LOG": str(log)})
