@@ -101,10 +101,11 @@ impl Capture {
     /// file; nothing is read into memory here).
     ///
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
-    /// standard descriptors) an empty capture instead leaves them parked on its file, which the
-    /// next [`Capture::begin`] takes over without any `dup2`: a server running quiet calls back
-    /// to back pays two `lseek` and two `fstat` per call. Only while fds 1 and 2 still reach
-    /// the capture file: if the tool moved or closed them, they are restored as usual.
+    /// standard descriptors) a capture that started no process instead leaves them parked on
+    /// its file, which the next [`Capture::begin`] takes over without any `dup2`: a server
+    /// running calls back to back pays two `lseek` and two `fstat` per call. Only while fds 1
+    /// and 2 still reach the capture file: if the tool moved or closed them, they are restored
+    /// as usual.
     /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
     ///
