@@ -90,6 +90,12 @@ def serve(
         ) from None
     if workers < 1:
         raise UsageError("--workers must be at least 1")
+    # uvicorn re-raises the SIGTERM it caught once its orderly shutdown is done: the server
+    # then leaves with status 0, as over stdio, rather than dying of the signal.
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     host, port = parse_address(address)
     options = app_options(host, hosts, origins, path)
     if workers == 1:

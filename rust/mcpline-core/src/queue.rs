@@ -230,6 +230,11 @@ impl<J: Queued> JobQueue<J> {
                     return Popped::Read;
                 }
             }
+            if poll == Some(Duration::ZERO) {
+                // Only a look (an HTTP exchange running what it queued): a zero-timeout wait
+                // would still sleep for the timer slack.
+                return Popped::Idle;
+            }
             let (guard, timed_out) = self.wait(st, poll);
             st = guard;
             if timed_out && st.jobs.is_empty() && !st.closed {

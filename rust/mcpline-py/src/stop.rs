@@ -33,6 +33,9 @@ struct Stoppable {
     /// The tool saw its cancellation itself (`ctx.cancelled`, `ctx.check_cancelled()`): it is
     /// not interrupted on top of that.
     observed: AtomicBool,
+    /// A stop thread is between its check of `running` and the end of its delivery (which runs
+    /// Python, so the GIL may pass to the tool's thread meanwhile): the call's end waits for it.
+    delivering: AtomicBool,
 }
 
 thread_local! {
@@ -54,6 +57,7 @@ impl Running {
             requested: AtomicBool::new(false),
             sent_async: AtomicBool::new(false),
             observed: AtomicBool::new(false),
+            delivering: AtomicBool::new(false),
         });
         CURRENT.with(|c| *c.borrow_mut() = Some(Arc::clone(&call)));
         let theirs = Arc::clone(&call);
@@ -65,6 +69,12 @@ impl Running {
     pub(crate) fn leave(self, py: Python<'_>) {
         self.0.running.store(false, Ordering::SeqCst);
         CURRENT.with(|c| c.borrow_mut().take());
+        // A delivery that saw the call running finishes first (without the GIL it would
+        // wait for), so an exception it sets is withdrawn below, never left to fire in
+        // whatever this thread runs next (a pool's worker loop, the next call).
+        while self.0.delivering.load(Ordering::SeqCst) {
+            py.detach(thread::yield_now);
+        }
         if self.0.sent_async.load(Ordering::SeqCst) {
             // The exception may not have been raised yet (the call ended first).
             let cleared = py
@@ -87,17 +97,18 @@ fn request_stop(call: &Arc<Stoppable>) {
         .name("mcpline-stop".into())
         .spawn(move || {
             Python::attach(|py| {
-                if !call.running.load(Ordering::SeqCst) || call.observed.load(Ordering::SeqCst) {
-                    return;
+                call.delivering.store(true, Ordering::SeqCst);
+                if call.running.load(Ordering::SeqCst) && !call.observed.load(Ordering::SeqCst) {
+                    let delivered = py
+                        .import("mcpline._stopping")
+                        .and_then(|m| m.call_method1("deliver", (call.thread,)))
+                        .and_then(|how| how.extract::<String>());
+                    match delivered {
+                        Ok(how) => call.sent_async.store(how == "async", Ordering::SeqCst),
+                        Err(err) => err.print(py),
+                    }
                 }
-                let delivered = py
-                    .import("mcpline._stopping")
-                    .and_then(|m| m.call_method1("deliver", (call.thread,)))
-                    .and_then(|how| how.extract::<String>());
-                match delivered {
-                    Ok(how) => call.sent_async.store(how == "async", Ordering::SeqCst),
-                    Err(err) => err.print(py),
-                }
+                call.delivering.store(false, Ordering::SeqCst);
             });
         });
     if let Err(e) = spawned {
