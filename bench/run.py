@@ -2,6 +2,8 @@
 
     python bench/run.py [--scenario add|stderr10|all] [--peers mcpline,stdlib,sdk]
                         [--variant NAME=PYTHON ...] [--rounds 5] [--calls 50000] [--json FILE]
+    python bench/run.py --scenario http [--peers mcpline,sdk] [--python PYTHON]
+                        [--clients 1,16,256] [--seconds 3] [--rounds 5]
 
 Each peer serves the same tools over stdio (`bench/peers/`); the compiled client
 `mcpline-bench` (`cargo build --release -p mcpline-bench`) drives them, so the client is never
@@ -10,6 +12,11 @@ for several rounds and each figure is the median over the rounds. `--variant bef
 adds the mcpline peer run by another interpreter (another venv, another build) to the same
 rounds. Build mcpline in release mode first (`MATURIN_PROFILE=release make build`): a dev build
 is unoptimised. See bench/README.md for what each column means.
+
+`--scenario http` serves `add` over Streamable HTTP instead: each HTTP peer
+(`bench/peers/*_http_server.py`, `asgi_fixed.py`) runs under uvicorn on a free port for the
+whole run, and the client's `http` mode sends requests from 1, 16 and 256 concurrent keep-alive
+connections; throughput and latency per peer and concurrency, medians over the rounds.
 """
 
 from __future__ import annotations
@@ -17,10 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +41,13 @@ SCRIPTS = {
     "mcpline": HERE / "mcpline_server.py",
     "stdlib": HERE / "stdlib_loop.py",
     "sdk": HERE / "sdk_server.py",
+}
+# The same tools over Streamable HTTP under uvicorn (`--scenario http`); `asgi` is not an MCP
+# server but the ceiling of any Python app under the same uvicorn.
+HTTP_SCRIPTS = {
+    "mcpline": HERE / "mcpline_http_server.py",
+    "sdk": HERE / "sdk_http_server.py",
+    "asgi": HERE / "asgi_fixed.py",
 }
 # Metrics of one peer in one scenario; "start" is per peer and shown in every scenario.
 METRICS = ("start_ms", "idle_kib", "calls_per_s", "p50_us", "p99_us", "peak_kib")
@@ -210,6 +227,276 @@ def report(
     return "\n".join(out)
 
 
+# -- Streamable HTTP ------------------------------------------------------------------------
+
+HTTP_METRICS = ("requests_per_s", "p50_us", "p99_us")
+HTTP_HEADER = ("requests/s", "p50", "p99")
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    clients: list[int]
+    seconds: float
+    rounds: int
+    revision: str
+    uvicorn: list[str]  # --http/--loop for every peer
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class HttpPeer:
+    """A peer listening on a port of its own for the whole run; its stderr goes to a file."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log: Path) -> None:
+        self.name = name
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log = log
+        with log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [*argv, str(self.port)],
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                env=env,
+            )
+
+    def wait_listening(self, limit: float = 60.0) -> None:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                sys.exit(f"{self.name} exited with {self.proc.returncode}:\n{self.stderr()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        sys.exit(f"{self.name} did not listen on port {self.port} within {limit:.0f} s")
+
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace").strip()[-4000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # uvicorn shuts down gracefully
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def http_measure(
+    bench: Bench, peer: HttpPeer, settings: HttpSettings, clients: int, count: int, warmup: int
+) -> dict[str, Any]:
+    cmd = [
+        str(bench.client),
+        "http",
+        "--url",
+        peer.url,
+        "--clients",
+        str(clients),
+        "-n",
+        str(count),
+        "--warmup",
+        str(warmup),
+        "--revision",
+        settings.revision,
+        "--timeout",
+        str(bench.timeout),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit(
+            f"{peer.name} http --clients {clients} failed:\n{proc.stderr.strip()}\n"
+            f"{peer.name}'s log:\n{peer.stderr()}"
+        )
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def run_http(
+    bench: Bench, peers: list[Peer], settings: HttpSettings, logs: Path
+) -> tuple[dict[str, dict[str, dict[str, list[float]]]], dict[str, dict[str, int]]]:
+    """samples[clients][peer][metric], one value per round, and the call count of each run.
+
+    Every peer listens for the whole run. A first, untimed run per peer and concurrency warms
+    it up and sizes the later runs to about `settings.seconds` each; then the peers take turns
+    at each concurrency, round after round. Each run starts with an untimed warm-up of its own
+    (at least two calls per connection)."""
+    running = [
+        HttpPeer(p.name, [*p.argv, *settings.uvicorn], bench.env, logs / f"{p.name}.log")
+        for p in peers
+    ]
+    samples: dict[str, dict[str, dict[str, list[float]]]] = {
+        str(c): {p.name: {m: [] for m in HTTP_METRICS} for p in running} for c in settings.clients
+    }
+    counts: dict[str, dict[str, int]] = {str(c): {} for c in settings.clients}
+    try:
+        for peer in running:
+            peer.wait_listening()
+            http_measure(bench, peer, settings, 1, 1, 0)  # answers, and correctly
+        for c in settings.clients:
+            for peer in running:
+                print(f"sizing: {peer.name}, {c} clients", file=sys.stderr, flush=True)
+                probe = http_measure(bench, peer, settings, c, max(20 * c, 500), 2 * c)
+                rate = probe["requests_per_s"]
+                counts[str(c)][peer.name] = max(int(rate * settings.seconds), 20 * c)
+        for r in range(settings.rounds):
+            for c in settings.clients:
+                for peer in running:
+                    print(
+                        f"round {r + 1}/{settings.rounds}: {peer.name}, {c} clients",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    count = counts[str(c)][peer.name]
+                    run = http_measure(bench, peer, settings, c, count, max(2 * c, count // 20))
+                    for m in HTTP_METRICS:
+                        samples[str(c)][peer.name][m].append(run[m])
+    finally:
+        for peer in running:
+            peer.stop()
+    return samples, counts
+
+
+def http_report(
+    settings: HttpSettings,
+    figures: dict[str, dict[str, dict[str, float | None]]],
+    variants: list[str],
+) -> str:
+    peers = list(next(iter(figures.values())))
+    builds = [p for p in peers if p == "mcpline" or p in variants]
+    pairs: list[tuple[str, str]] = [
+        (b, ref) for ref in ("sdk", "asgi") if ref in peers for b in builds
+    ]
+    pairs += [("mcpline", v) for v in variants if "mcpline" in peers]
+    rows: list[tuple[str, str, list[str]]] = []
+    for c, by_peer in figures.items():
+        for name, row in by_peer.items():
+            rows.append(
+                (
+                    c,
+                    name,
+                    [
+                        f"{row['requests_per_s']:,.0f}",
+                        f"{row['p50_us']:,.0f} µs",
+                        f"{row['p99_us']:,.0f} µs",
+                    ],
+                )
+            )
+        for a, ref in pairs:
+            ratio = []
+            for m in HTTP_METRICS:
+                x, y = by_peer[a][m], by_peer[ref][m]
+                ratio.append("-" if x is None or not y else f"x{x / y:.2f}")
+            rows.append((c, f"{a}/{ref}", ratio))
+    head = ("clients", "peer", *HTTP_HEADER)
+    table = [head, *((c, name, *cols) for c, name, cols in rows)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = []
+    for i, r in enumerate(table):
+        if i > 1 and r[0] != table[i - 1][0]:
+            lines.append("")
+        left = f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}"
+        lines.append(
+            left + "  " + "  ".join(v.rjust(w) for v, w in zip(r[2:], widths[2:], strict=True))
+        )
+    about = (
+        f"scenario http: add(a, b) over Streamable HTTP, revision {settings.revision}, "
+        "one keep-alive connection per client"
+    )
+    return "\n".join([about, "", *lines])
+
+
+def uvicorn_stack(python: str, choice: list[str]) -> str:
+    """The Python version, and the HTTP parser and event loop uvicorn uses under `python` with
+    these options."""
+    probe = (
+        "import importlib.util as u, sys; a = dict(zip(sys.argv[1::2], sys.argv[2::2]));"
+        "h = a.get('--http', 'auto'); l = a.get('--loop', 'auto');"
+        "h = ('httptools' if u.find_spec('httptools') else 'h11') if h == 'auto' else h;"
+        "l = ('uvloop' if u.find_spec('uvloop') else 'asyncio') if l == 'auto' else l;"
+        "import uvicorn; v = sys.version.split()[0];"
+        "print(f'python {v}, uvicorn {uvicorn.__version__} ({h}, {l})')"
+    )
+    proc = subprocess.run(
+        [python, "-c", probe, *choice], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        sys.exit(f"{python} cannot import uvicorn:\n{proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def main_http(ns: argparse.Namespace) -> None:
+    python = str(ns.python)
+    peers: list[Peer] = []
+    for name in (ns.peers or "mcpline,sdk").split(","):
+        if name not in HTTP_SCRIPTS:
+            sys.exit(f"unknown HTTP peer {name!r}: choose among {', '.join(HTTP_SCRIPTS)}")
+        peers.append(Peer(name, [python, str(HTTP_SCRIPTS[name])]))
+    variants: list[str] = []
+    for spec in ns.variant:
+        name, sep, other = spec.partition("=")
+        if not sep or not name or not other or name in HTTP_SCRIPTS or name in variants:
+            sys.exit(f"--variant {spec!r}: expected NAME=PYTHON with a new NAME")
+        variants.append(name)
+        peers.append(Peer(name, [other, str(HTTP_SCRIPTS["mcpline"])]))
+    where = {
+        p.name: check_interpreter(p.name, p.argv[0])
+        for p in peers
+        if p.name == "mcpline" or p.name in variants
+    }
+    uvicorn_args: list[str] = []
+    if ns.uvicorn_http:
+        uvicorn_args += ["--http", ns.uvicorn_http]
+    if ns.uvicorn_loop:
+        uvicorn_args += ["--loop", ns.uvicorn_loop]
+    stacks = {p.argv[0]: uvicorn_stack(p.argv[0], uvicorn_args) for p in peers}
+    settings = HttpSettings(
+        clients=[int(c) for c in ns.clients.split(",")],
+        seconds=ns.seconds,
+        rounds=ns.rounds,
+        revision=ns.revision,
+        uvicorn=uvicorn_args,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="mcpline-bench-pycache-") as pycache,
+        tempfile.TemporaryDirectory(prefix="mcpline-bench-http-logs-") as logs,
+    ):
+        bench = Bench(ns.client, ns.timeout, Path(pycache))
+        samples, counts = run_http(bench, peers, settings, Path(logs))
+    figures = {c: medians(rows) for c, rows in samples.items()}
+    print(http_report(settings, figures, variants))
+    print()
+    for name, path in where.items():
+        print(f"{name}: {next(p.argv[0] for p in peers if p.name == name)} (mcpline from {path})")
+    for python_path, stack in stacks.items():
+        print(f"{python_path}: {stack}")
+    sizes = "; ".join(
+        f"{c} clients: " + ", ".join(f"{p} {n:,}" for p, n in by_peer.items())
+        for c, by_peer in counts.items()
+    )
+    print(
+        f"{os.cpu_count()} cpus, medians of {ns.rounds} rounds of about {ns.seconds:g} s per "
+        f"run; calls per run: {sizes}"
+    )
+    if ns.json:
+        doc = {
+            "settings": asdict(settings),
+            "counts": counts,
+            "samples": samples,
+            "medians": figures,
+        }
+        ns.json.write_text(json.dumps(doc, indent=1) + "\n")
+
+
 def check_interpreter(name: str, python: str) -> str:
     """Where `import mcpline` resolves for this interpreter (it must have a built extension)."""
     probe = "import mcpline, mcpline._core; print(mcpline.__file__)"
@@ -221,8 +508,10 @@ def check_interpreter(name: str, python: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
-    ap.add_argument("--peers", default="mcpline,stdlib,sdk", help="comma-separated")
+    ap.add_argument("--scenario", choices=[*SCENARIOS, "all", "http"], default="all")
+    ap.add_argument(
+        "--peers", help="comma-separated (default mcpline,stdlib,sdk; for http mcpline,sdk)"
+    )
     ap.add_argument(
         "--variant",
         action="append",
@@ -240,10 +529,25 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per client run")
     ap.add_argument("--client", type=Path, default=default_client())
     ap.add_argument("--json", type=Path, help="also write samples and medians to this file")
+    http = ap.add_argument_group("--scenario http")
+    http.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter of the HTTP peers, with mcpline, mcp and uvicorn (default: this one)",
+    )
+    http.add_argument("--clients", default="1,16,256", help="concurrencies, comma-separated")
+    http.add_argument("--seconds", type=float, default=3.0, help="about how long each run takes")
+    http.add_argument("--revision", default="2026-07-28", help="or a handshake one: 2025-06-18")
+    http.add_argument("--uvicorn-http", help="h11 or httptools (default: uvicorn's choice)")
+    http.add_argument("--uvicorn-loop", help="asyncio or uvloop (default: uvicorn's choice)")
     ns = ap.parse_args()
 
     if not ns.client.is_file():
         sys.exit(f"{ns.client} not found: cargo build --release -p mcpline-bench")
+    if ns.scenario == "http":
+        main_http(ns)
+        return
+    ns.peers = ns.peers or "mcpline,stdlib,sdk"
     peers: list[Peer] = []
     for name in ns.peers.split(","):
         if name not in SCRIPTS:

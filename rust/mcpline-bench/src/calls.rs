@@ -25,7 +25,11 @@ pub(crate) struct CallTemplate {
 
 impl CallTemplate {
     pub(crate) fn new(tool: &str, args: &Value) -> Self {
-        let params = serde_json::json!({ "name": tool, "arguments": args });
+        Self::with_params(&serde_json::json!({ "name": tool, "arguments": args }))
+    }
+
+    /// A request with these `params` (a `tools/call`'s name, arguments and any `_meta`).
+    pub(crate) fn with_params(params: &Value) -> Self {
         Self {
             tail: format!(",\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{params}}}\n"),
         }

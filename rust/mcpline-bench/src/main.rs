@@ -1,8 +1,8 @@
-//! `mcpline-bench`: a compiled client that measures a stdio MCP server.
+//! `mcpline-bench`: a compiled client that measures an MCP server over stdio or Streamable HTTP.
 //!
-//! It starts the server command given after `--` with piped stdin/stdout, negotiates protocol
-//! revision 2025-06-18 (`initialize`, then `notifications/initialized`), runs one measurement
-//! and prints its figures as one JSON object on stdout:
+//! In the stdio modes it starts the server command given after `--` with piped stdin/stdout,
+//! negotiates protocol revision 2025-06-18 (`initialize`, then `notifications/initialized`),
+//! runs one measurement and prints its figures as one JSON object on stdout:
 //!
 //! ```text
 //! mcpline-bench pipelined -n 50000 --tool add --args '{"a":1,"b":2}' -- python server.py
@@ -11,8 +11,16 @@
 //! Every response is checked once the clock has stopped: one per request id, none an error
 //! (JSON-RPC error or `isError` result) unless `--expect error` or `--expect any` says so.
 //! A server that sends lines other than responses (notifications) fails the check.
+//!
+//! The `http` mode speaks Streamable HTTP to a server already listening at `--url` instead,
+//! from `--clients` concurrent connections:
+//!
+//! ```text
+//! mcpline-bench http --url http://127.0.0.1:8000/mcp --clients 16 -n 20000
+//! ```
 
 mod calls;
+mod http;
 mod modes;
 mod server;
 
@@ -27,12 +35,16 @@ use crate::modes::Setup;
 
 const USAGE: &str = "\
 usage: mcpline-bench MODE [options] -- SERVER_COMMAND [ARGS...]
+       mcpline-bench http --url http://HOST:PORT/PATH [options]
 
 modes:
   start       spawn -> initialize answered, -n times (default 10), a fresh process each time
   lockstep    -n calls (default 5000) one at a time after --warmup calls: p50/p90/p99 latency
   pipelined   -n calls (default 20000) written by one thread while another reads: calls/s
   burst       -n calls (default 10000) at once: idle RSS after initialize, peak RSS (VmHWM)
+  http        -n calls (default 10000) over Streamable HTTP, spread over --clients concurrent
+              keep-alive connections, after --warmup calls spread the same way: requests/s
+              and p50/p90/p99 latency (the server is already listening at --url)
 
 options:
   -n, --count N     calls, burst size or starts (see above)
@@ -43,6 +55,13 @@ options:
   --settle-ms MS    burst: pause between initialize and the idle RSS reading (default 300)
   --timeout S       kill the server and fail after S seconds (default 300)
   --stderr MODE     null (default) or inherit: where the server's stderr goes
+
+http options:
+  --url URL         the MCP endpoint, http://HOST:PORT/PATH
+  --clients C       concurrent clients, each a thread with its own connection (default 1)
+  --revision REV    2026-07-28 (default: stateless requests) or a handshake revision such as
+                    2025-06-18 (each client initializes a session first)
+  --timeout S       fail when the server is silent for S seconds (default 300)
 ";
 
 fn main() -> ExitCode {
@@ -72,6 +91,7 @@ enum Mode {
     Lockstep,
     Pipelined,
     Burst,
+    Http,
 }
 
 /// Parses the command line and runs the measurement; `None` means help was asked for.
@@ -88,9 +108,14 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
         "lockstep" => Mode::Lockstep,
         "pipelined" => Mode::Pipelined,
         "burst" => Mode::Burst,
+        "http" => Mode::Http,
         other => return Err(format!("unknown mode `{other}` (see --help)")),
     };
-    if argv.is_empty() {
+    let is_http = matches!(mode, Mode::Http);
+    if is_http && !argv.is_empty() {
+        return Err("the http mode takes --url, not a server command".into());
+    }
+    if !is_http && argv.is_empty() {
         return Err("no server command: put it after `--`".into());
     }
     let mut count = None;
@@ -101,6 +126,9 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
     let mut settle_ms = 300;
     let mut timeout_s = 300;
     let mut inherit_stderr = false;
+    let mut url = None;
+    let mut clients = 1;
+    let mut revision = "2026-07-28".to_owned();
     let mut rest = ours[1..].iter();
     while let Some(flag) = rest.next() {
         let mut value = || rest.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -133,13 +161,23 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
                     other => return Err(format!("--stderr takes null or inherit, not {other}")),
                 }
             }
+            "--url" | "--clients" | "--revision" if !is_http => {
+                return Err(format!("{flag} is an option of the http mode only"));
+            }
+            "--url" => url = Some(http::Url::parse(value()?)?),
+            "--clients" => clients = number(flag, value()?)?,
+            "--revision" => {
+                value()?.clone_into(&mut revision);
+                http::HttpSetup::check_revision(&revision)?;
+            }
             other => return Err(format!("unknown option `{other}` (see --help)")),
         }
     }
+    let timeout = Duration::from_secs(timeout_s as u64);
     let setup = Setup {
         argv: argv.clone(),
         inherit_stderr,
-        timeout: Duration::from_secs(timeout_s as u64),
+        timeout,
         call: CallTemplate::new(&tool, &tool_args),
         expect,
     };
@@ -161,11 +199,25 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
                 Duration::from_millis(settle_ms as u64),
             )?,
         ),
+        Mode::Http => {
+            let setup = http::HttpSetup {
+                url: url.ok_or("the http mode needs --url http://HOST:PORT/PATH")?,
+                clients,
+                revision,
+                timeout,
+                tool: tool.clone(),
+                args: tool_args,
+                expect,
+            };
+            ("http", http::run(&setup, warmup, count.unwrap_or(10000))?)
+        }
     };
     let mut out = serde_json::Map::new();
     out.insert("mode".into(), name.into());
     out.insert("tool".into(), tool.into());
-    out.insert("command".into(), argv.into());
+    if !is_http {
+        out.insert("command".into(), argv.into());
+    }
     if let Value::Object(fields) = report {
         out.extend(fields);
     }
