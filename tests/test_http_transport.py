@@ -285,6 +285,10 @@ def test_a_cancel_posted_in_the_session_stops_the_call(served: Served, tmp_path:
     caller.join(10)
     assert not caller.is_alive()
     assert replies[0].status == 202 and replies[0].body == b""  # cancelled: never answered
+    # The task notes its cancellation on the tools' loop, maybe just after the reply.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not noted.exists():
+        time.sleep(0.05)
     assert noted.read_text() == "cancelled\n"
 
 
