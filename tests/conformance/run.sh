@@ -101,7 +101,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 echo "$mcpline serve tests/servers/conformance_server.py:server --http 127.0.0.1:$port (log: $server_log)"
-"$mcpline" serve tests/servers/conformance_server.py:server --http "127.0.0.1:$port" >"$server_log" 2>&1 &
+# Started as a host would start it: without PYTHONUNBUFFERED (the caller may have set it).
+env -u PYTHONUNBUFFERED "$mcpline" serve tests/servers/conformance_server.py:server --http "127.0.0.1:$port" >"$server_log" 2>&1 &
 server_pid=$!
 server_started=$SECONDS
 

@@ -56,8 +56,16 @@ impl Bracket {
         }
     }
 
-    /// The call returned `output`: stops the timer, ends the capture, and shapes the output
-    /// (a passed time limit, the attached tail of what the tool printed).
+    /// The call returned `output` (and the caller flushed the tool's language-level output,
+    /// see [`Bracket::flush`]): stops the timer, ends the capture, and shapes the output (a
+    /// passed time limit, the attached tail of what the tool printed).
+    /// Flushes what the tool's language buffers hold into the capture, before it ends.
+    fn flush(&self, tool: &RegisteredTool) {
+        if self.capture.is_some() {
+            tool.handler.flush_output();
+        }
+    }
+
     fn close(
         self,
         tool: &RegisteredTool,
@@ -83,7 +91,6 @@ impl Bracket {
         let Some(capture) = self.capture else {
             return output;
         };
-        tool.handler.flush_output();
         match capture.finish() {
             Ok(captured) if !captured.is_empty() => {
                 let label = format!("[{} #{}] ", tool.spec.name, ctx.id);
@@ -135,12 +142,24 @@ pub(crate) fn invoke(
     config: &ServerConfig,
     early: Option<EarlyAnswer>,
 ) -> ToolOutput {
-    let bracket = Bracket::open(tool, ctx, config, early);
-    let forks = fork_count();
-    let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
-    if fork_count() != forks {
-        forked_child_returned(&tool.spec.name);
-    }
+    let (mut arguments, mut early) = (Some(arguments), early);
+    let mut ran = None;
+    // Everything up to the capture's end runs inside the tool's runtime, entered once. The
+    // end itself (and copying the output to stderr, which may block) runs outside it.
+    tool.handler.enter(&mut || {
+        let bracket = Bracket::open(tool, ctx, config, early.take());
+        let arguments = arguments.take().unwrap_or_default();
+        let forks = fork_count();
+        let outcome = catch_unwind(AssertUnwindSafe(|| tool.handler.call(arguments, ctx)));
+        if fork_count() != forks {
+            forked_child_returned(&tool.spec.name);
+        }
+        bracket.flush(tool);
+        ran = Some((bracket, outcome));
+    });
+    let Some((bracket, outcome)) = ran else {
+        return ToolOutput::error("the tool's runtime did not run the call");
+    };
     let output = outcome.unwrap_or_else(|panic| {
         ToolOutput::error(format!("the tool panicked: {}", panic_message(&*panic)))
     });
@@ -161,7 +180,10 @@ pub(crate) fn start(
     let bracket = Bracket::open(&tool, &ctx, config, early);
     let limit = config.attach_limit;
     let (theirs, ours) = (Arc::clone(&tool), ctx.clone());
-    let done = Done::new(move |output| answer(bracket.close(&theirs, &ours, limit, output)));
+    let done = Done::new(move |output| {
+        bracket.flush(&theirs);
+        answer(bracket.close(&theirs, &ours, limit, output));
+    });
     let forks = fork_count();
     // A panic drops `done`, which answers the call with an error.
     let started = catch_unwind(AssertUnwindSafe(|| {

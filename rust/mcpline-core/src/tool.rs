@@ -359,6 +359,14 @@ pub trait ToolHandler: Send + Sync {
     /// Flushes language-level output buffers; called before a capture starts and before it ends.
     fn flush_output(&self) {}
 
+    /// Runs `bracketed` (a [`ToolHandler::call`] with its capture's start and end and the
+    /// flushes around them) inside the tool's language runtime, entered once for all of them:
+    /// the Python binding takes the interpreter lock once per call instead of three times.
+    /// The default just runs it.
+    fn enter(&self, bracketed: &mut dyn FnMut()) {
+        bracketed();
+    }
+
     /// Whether this tool's calls may overlap other calls (an `async` tool): the server starts
     /// them with [`ToolHandler::start`] and goes on to the next request, with at most
     /// `ServerConfig::max_concurrency` of them running at once. Other tools' calls run one at a

@@ -1,8 +1,6 @@
 //! `mcpline._core.HttpEndpoint` and `Exchange`: the core's Streamable HTTP decisions, handed to
 //! the ASGI application in `mcpline._http`, which only moves the bytes.
 
-use std::time::Duration;
-
 use mcpline_core::{Exchange, HttpEndpoint, HttpHeaders, HttpReply, Next};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -107,17 +105,6 @@ impl PyExchange {
     /// last message; ``(2, None)`` over (nothing more).
     fn next<'py>(&self, py: Python<'py>) -> (u8, Option<Bound<'py, PyBytes>>) {
         match self.inner.next() {
-            Next::Pending => (0, None),
-            Next::Frame(bytes) => (1, Some(PyBytes::new(py, &bytes))),
-            Next::Last(bytes) => (3, Some(PyBytes::new(py, &bytes))),
-            Next::Done => (2, None),
-        }
-    }
-
-    /// Like ``next()``, waiting at most ``timeout`` seconds without the GIL.
-    fn wait<'py>(&self, py: Python<'py>, timeout: f64) -> (u8, Option<Bound<'py, PyBytes>>) {
-        let timeout = Duration::try_from_secs_f64(timeout).unwrap_or_default();
-        match py.detach(|| self.inner.wait(timeout)) {
             Next::Pending => (0, None),
             Next::Frame(bytes) => (1, Some(PyBytes::new(py, &bytes))),
             Next::Last(bytes) => (3, Some(PyBytes::new(py, &bytes))),

@@ -261,6 +261,16 @@ impl ToolHandler for PyTool {
         Python::attach(flush_python_streams);
     }
 
+    fn enter(&self, bracketed: &mut dyn FnMut()) {
+        if self.runner.is_some() {
+            // An async tool's `call` waits for the event loop's thread, which needs the GIL.
+            bracketed();
+        } else {
+            // The flushes and the call attach again inside: a count, not a second lock.
+            Python::attach(|_| bracketed());
+        }
+    }
+
     fn concurrent(&self) -> bool {
         self.runner.is_some()
     }
