@@ -47,6 +47,7 @@ SCRIPTS = {
 HTTP_SCRIPTS = {
     "mcpline": HERE / "mcpline_http_server.py",
     "sdk": HERE / "sdk_http_server.py",
+    "sdk-default": HERE / "sdk_http_default_server.py",
     "asgi": HERE / "asgi_fixed.py",
 }
 # Metrics of one peer in one scenario; "start" is per peer and shown in every scenario.
@@ -374,7 +375,7 @@ def http_report(
     peers = list(next(iter(figures.values())))
     builds = [p for p in peers if p == "mcpline" or p in variants]
     pairs: list[tuple[str, str]] = [
-        (b, ref) for ref in ("sdk", "asgi") if ref in peers for b in builds
+        (b, ref) for ref in ("sdk", "sdk-default", "asgi") if ref in peers for b in builds
     ]
     pairs += [("mcpline", v) for v in variants if "mcpline" in peers]
     rows: list[tuple[str, str, list[str]]] = []
