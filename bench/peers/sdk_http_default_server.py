@@ -8,23 +8,8 @@ answers), which is what `server.run(transport="streamable-http")` serves.
 Log level warning for the SDK and uvicorn, access log off, as for sdk_http_server.py.
 """
 
-import logging
-import sys
-
-import uvicorn
+from sdk_http_server import serve
 from sdk_server import server
 
 if __name__ == "__main__":
-    port = int(sys.argv[1])
-    extra = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
-    app = server.streamable_http_app(streamable_http_path="/mcp")
-    logging.getLogger().setLevel(logging.WARNING)  # MCPServer configured INFO
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        http=extra.get("--http", "auto"),
-        loop=extra.get("--loop", "auto"),
-    )
+    serve(server.streamable_http_app(streamable_http_path="/mcp"))

@@ -15,12 +15,11 @@ import sys
 import uvicorn
 from sdk_server import server
 
-if __name__ == "__main__":
+
+def serve(app: object) -> None:
+    """Serves `app` on 127.0.0.1:PORT (argv[1]) with the options that follow it."""
     port = int(sys.argv[1])
     extra = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
-    app = server.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True
-    )
     logging.getLogger().setLevel(logging.WARNING)  # MCPServer configured INFO
     uvicorn.run(
         app,
@@ -30,4 +29,12 @@ if __name__ == "__main__":
         access_log=False,
         http=extra.get("--http", "auto"),
         loop=extra.get("--loop", "auto"),
+    )
+
+
+if __name__ == "__main__":
+    serve(
+        server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=True, json_response=True
+        )
     )
