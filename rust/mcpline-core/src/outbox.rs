@@ -2,6 +2,7 @@
 //! response is released here, exactly once (or never, when cancelled).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -43,7 +44,7 @@ pub(crate) struct Outbox {
     /// Legacy `logging/setLevel` threshold (`NO_LEVEL` = not set), shared by every exchange of
     /// one client's session.
     log_level: Arc<AtomicU8>,
-    pending: Mutex<HashMap<RequestId, Pending>>,
+    pending: Mutex<HashMap<RequestId, Pending, foldhash::fast::RandomState>>,
     /// Responses taken out of `pending` and not yet written.
     releasing: AtomicUsize,
     /// `MCPLINE_TRACE`: every frame in and out.
@@ -68,7 +69,7 @@ impl Outbox {
             closed: AtomicBool::new(false),
             on_closed,
             log_level,
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::default()),
             releasing: AtomicUsize::new(0),
             trace: Trace::from_env(),
         }
@@ -141,18 +142,16 @@ impl Outbox {
     /// Notes that `id`'s response is owed along `route`; false when `id` is already in use by a
     /// call in progress.
     pub(crate) fn expect(&self, id: &RequestId, flags: &Arc<CallFlags>, route: &Route) -> bool {
-        let mut pending = lock(&self.pending);
-        if pending.contains_key(id) {
-            return false;
+        match lock(&self.pending).entry(id.clone()) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(Pending {
+                    flags: Arc::clone(flags),
+                    route: route.clone(),
+                });
+                true
+            }
         }
-        pending.insert(
-            id.clone(),
-            Pending {
-                flags: Arc::clone(flags),
-                route: route.clone(),
-            },
-        );
-        true
     }
 
     /// The one place a tool call's response is released: at most once, never after a cancel,
