@@ -101,6 +101,50 @@ impl std::fmt::Display for RequestId {
     }
 }
 
+/// How a request is answered: a result, or a whole frame (an error).
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    /// The `result` of a successful response; its envelope is written around it when it goes
+    /// out alone, without building the envelope object (see [`encode_result`]).
+    Result(Value),
+    /// A whole response frame.
+    Frame(Value),
+}
+
+impl Answer {
+    /// The response frame for request `id`.
+    pub(crate) fn into_frame(self, id: &RequestId) -> Value {
+        match self {
+            Self::Result(result) => result_frame(id, result),
+            Self::Frame(frame) => frame,
+        }
+    }
+
+    /// The response line for request `id` (no newline).
+    pub(crate) fn encode(&self, id: &RequestId) -> Vec<u8> {
+        match self {
+            Self::Result(result) => encode_result(id, result),
+            Self::Frame(frame) => encode(frame),
+        }
+    }
+}
+
+/// `encode(&result_frame(id, result))`, byte for byte, written straight from its parts.
+fn encode_result(id: &RequestId, result: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // Writing into a Vec cannot fail.
+    let _ = match id {
+        RequestId::Str(s) => serde_json::to_writer(&mut out, s),
+        RequestId::Int(IntId::Signed(i)) => serde_json::to_writer(&mut out, i),
+        RequestId::Int(IntId::Unsigned(u)) => serde_json::to_writer(&mut out, u),
+    };
+    out.extend_from_slice(br#","result":"#);
+    let _ = serde_json::to_writer(&mut out, result);
+    out.push(b'}');
+    out
+}
+
 /// A successful response frame.
 #[must_use]
 pub(crate) fn result_frame(id: &RequestId, result: Value) -> Value {
@@ -264,6 +308,29 @@ mod tests {
         assert_eq!(sniff_id(br#"{"params":{"id":1,"x":"#), None);
         assert_eq!(sniff_id(br#"{"id":12"#), None);
         assert_eq!(sniff_id(br#"{"id":1.5,"#), None);
+    }
+
+    #[test]
+    fn a_result_written_from_its_parts_is_the_bytes_of_its_frame() {
+        let result = serde_json::json!({
+            "content": [{"type": "text", "text": "é \"quoted\" \n ✓ \u{1}"}],
+            "structuredContent": {"z": 1, "a": [1.5, null, true], "m": {}},
+        });
+        let ids = [
+            RequestId::Int(IntId::Signed(-7)),
+            RequestId::Int(IntId::Signed(0)),
+            RequestId::Int(IntId::Unsigned(u64::MAX)),
+            RequestId::Str(String::new()),
+            RequestId::Str("a\"b\\c\u{7f}é".into()),
+        ];
+        for id in &ids {
+            let answer = Answer::Result(result.clone());
+            assert_eq!(
+                String::from_utf8(answer.encode(id)).unwrap(),
+                String::from_utf8(encode(&result_frame(id, result.clone()))).unwrap(),
+                "{id}"
+            );
+        }
     }
 }
 

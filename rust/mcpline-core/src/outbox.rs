@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::error::TransportError;
 use crate::flags::CallFlags;
-use crate::jsonrpc::{RequestId, encode};
+use crate::jsonrpc::{Answer, RequestId, encode};
 use crate::log::log_line;
 use crate::protocol::LogLevel;
 use crate::sync::lock;
@@ -104,14 +104,20 @@ impl Outbox {
         if self.closed.load(Ordering::Relaxed) {
             return;
         }
-        let line = encode(frame);
+        self.send_line(&encode(frame), response);
+    }
+
+    fn send_line(&self, line: &[u8], response: bool) {
+        if self.closed.load(Ordering::Relaxed) {
+            return;
+        }
         if let Some(trace) = &self.trace {
-            trace.record(Direction::Out, &line);
+            trace.record(Direction::Out, line);
         }
         let written = if response {
-            self.transport.write_response(&line)
+            self.transport.write_response(line)
         } else {
-            self.transport.write_line(&line)
+            self.transport.write_line(line)
         };
         match written {
             Ok(()) => {}
@@ -157,7 +163,7 @@ impl Outbox {
     /// The one place a tool call's response is released: at most once, never after a cancel,
     /// and only for the call that `flags` belongs to (an id may be reused once a call was
     /// cancelled, while the cancelled call is still winding down).
-    pub(crate) fn complete(&self, id: &RequestId, flags: &Arc<CallFlags>, frame: Value) {
+    pub(crate) fn complete(&self, id: &RequestId, flags: &Arc<CallFlags>, answer: Answer) {
         let entry = {
             let mut pending = lock(&self.pending);
             match pending.get(id) {
@@ -179,8 +185,8 @@ impl Outbox {
         }
         let _released = Released(self);
         let send = || match &entry.route {
-            Route::Direct => self.write_response(&frame),
-            Route::Batch(batch) => batch.deliver(self, Some(frame.clone())),
+            Route::Direct => self.send_line(&answer.encode(id), true),
+            Route::Batch(batch) => batch.deliver(self, Some(answer.into_frame(id))),
         };
         if entry.flags.while_open(true, send).is_none() {
             if let Route::Batch(batch) = &entry.route {

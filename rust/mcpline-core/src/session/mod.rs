@@ -21,7 +21,7 @@ use crate::context::CallContext;
 use crate::flags::CallFlags;
 use crate::framing::Inbound;
 use crate::invoke::{self, EarlyAnswer, invoke};
-use crate::jsonrpc::{ErrorCode, RequestError, RequestId, error_frame, result_frame, sniff_id};
+use crate::jsonrpc::{Answer, ErrorCode, RequestError, RequestId, error_frame, sniff_id};
 use crate::lifecycle::{ParentWatch, run_exit_hook};
 use crate::log::log_line;
 use crate::methods::{self, Handshake};
@@ -472,7 +472,8 @@ impl Session {
     fn refuse(&self, job: Job, why: &str) {
         let msg = format!("the server is shutting down ({why}); this call was not run");
         let frame = error_frame(Some(&job.id), ErrorCode::INTERNAL_ERROR, &msg, None);
-        self.outbox.complete(&job.id, &job.flags, frame);
+        self.outbox
+            .complete(&job.id, &job.flags, Answer::Frame(frame));
     }
 
     fn spawn_parent_watch(self: &Arc<Self>, watch: ParentWatch) {
@@ -542,7 +543,8 @@ impl Session {
                 // refuse: the request's fault.
                 let error = RequestError::invalid_params(format!("Invalid params: {message}"));
                 let frame = error.into_frame(Some(&job.id));
-                self.outbox.complete(&job.id, &job.flags, frame);
+                self.outbox
+                    .complete(&job.id, &job.flags, Answer::Frame(frame));
                 return;
             }
             Err(message) => ToolOutput::error(message),
@@ -559,19 +561,19 @@ impl Session {
         work: &Work,
         output: ToolOutput,
     ) {
-        let frame = match work {
+        let answer = match work {
             Work::Call => {
                 let result = output.into_result(revision);
-                result_frame(id, methods::stamp(&self.info, revision, result))
+                Answer::Result(methods::stamp(&self.info, revision, result))
             }
             Work::Prompt(prompt) => match prompt.spec.result(output, revision) {
-                Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
-                Err(error) => error.into_frame(Some(id)),
+                Ok(result) => Answer::Result(methods::stamp(&self.info, revision, result)),
+                Err(error) => Answer::Frame(error.into_frame(Some(id))),
             },
             Work::Complete(declared) => {
                 match completion::from_completer(output, declared.to_vec()) {
-                    Ok(result) => result_frame(id, methods::stamp(&self.info, revision, result)),
-                    Err(error) => error.into_frame(Some(id)),
+                    Ok(result) => Answer::Result(methods::stamp(&self.info, revision, result)),
+                    Err(error) => Answer::Frame(error.into_frame(Some(id))),
                 }
             }
             Work::Read(resource, uri) => match resource.spec.result(uri, output) {
@@ -579,11 +581,11 @@ impl Session {
                     if let Value::Object(fields) = &mut result {
                         methods::cache_hints(fields, &self.config, revision);
                     }
-                    result_frame(id, methods::stamp(&self.info, revision, result))
+                    Answer::Result(methods::stamp(&self.info, revision, result))
                 }
-                Err(error) => error.into_frame(Some(id)),
+                Err(error) => Answer::Frame(error.into_frame(Some(id))),
             },
         };
-        self.outbox.complete(id, flags, frame);
+        self.outbox.complete(id, flags, answer);
     }
 }
