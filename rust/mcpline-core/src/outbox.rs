@@ -82,6 +82,12 @@ impl Outbox {
         pending.is_empty() && self.releasing.load(Ordering::SeqCst) == 0
     }
 
+    /// Whether a response is being released now (out of `pending`, not yet written or
+    /// dropped): the transport's `released` follows.
+    pub(crate) fn releasing(&self) -> bool {
+        self.releasing.load(Ordering::SeqCst) > 0
+    }
+
     /// Records a frame the client sent, when tracing.
     pub(crate) fn trace_in(&self, bytes: &[u8]) {
         if let Some(trace) = &self.trace {

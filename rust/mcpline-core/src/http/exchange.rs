@@ -144,14 +144,29 @@ impl Exchange {
     pub fn next(&self) -> Next {
         // Owed-nothing is read before the frames: a response released after this check is
         // either already among the frames or still owed.
-        let over = self.session.outbox.owes_nothing() && !self.session.queue.has_jobs();
+        let over = self.over();
         let mut st = lock(&self.sink.state);
+        if !over && st.frames.len() == 1 {
+            // The one frame may be the last response, written just now: looked at again.
+            if self.over() {
+                return st.frames.pop_front().map_or(Next::Done, Next::Last);
+            }
+            if self.session.outbox.releasing() {
+                // A response is on its way out; its release wakes the reader again.
+                return Next::Pending;
+            }
+        }
         match st.frames.pop_front() {
             Some(frame) if over && st.frames.is_empty() => Next::Last(frame),
             Some(frame) => Next::Frame(frame),
             None if over => Next::Done,
             None => Next::Pending,
         }
+    }
+
+    /// Nothing is owed and nothing waits to run: no frame will come after those written.
+    fn over(&self) -> bool {
+        self.session.outbox.owes_nothing() && !self.session.queue.has_jobs()
     }
 
     /// Waits at most `timeout` for something other than [`Next::Pending`].
