@@ -56,9 +56,6 @@ impl Bracket {
         }
     }
 
-    /// The call returned `output` (and the caller flushed the tool's language-level output,
-    /// see [`Bracket::flush`]): stops the timer, ends the capture, and shapes the output (a
-    /// passed time limit, the attached tail of what the tool printed).
     /// Flushes what the tool's language buffers hold into the capture, before it ends.
     fn flush(&self, tool: &RegisteredTool) {
         if self.capture.is_some() {
@@ -66,6 +63,9 @@ impl Bracket {
         }
     }
 
+    /// The call returned `output` (and the caller flushed the tool's language-level output,
+    /// see [`Bracket::flush`]): stops the timer, ends the capture, and shapes the output (a
+    /// passed time limit, the attached tail of what the tool printed).
     fn close(
         self,
         tool: &RegisteredTool,
