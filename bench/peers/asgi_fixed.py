@@ -6,9 +6,8 @@ checks at all. Not an MCP server; it shows what uvicorn itself costs per request
 """
 
 import json
-import sys
 
-import uvicorn
+from uvicorn_peer import serve
 
 HEADERS = [(b"content-type", b"application/json")]
 
@@ -46,14 +45,4 @@ async def app(scope, receive, send):
 
 
 if __name__ == "__main__":
-    port = int(sys.argv[1])
-    extra = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        http=extra.get("--http", "auto"),
-        loop=extra.get("--loop", "auto"),
-    )
+    serve(app)

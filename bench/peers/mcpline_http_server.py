@@ -9,23 +9,9 @@ uvicorn picks its HTTP parser and event loop itself (httptools and uvloop when i
 unless `--http` or `--loop` says.
 """
 
-import sys
-
-import uvicorn
 from mcpline._http_serve import app_options
 from mcpline_server import server
+from uvicorn_peer import serve
 
 if __name__ == "__main__":
-    port = int(sys.argv[1])
-    extra = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
-    app = server.asgi_app(**app_options("127.0.0.1", None, None, "/mcp"))
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        http=extra.get("--http", "auto"),
-        loop=extra.get("--loop", "auto"),
-    )
+    serve(server.asgi_app(**app_options("127.0.0.1", None, None, "/mcp")), lifespan="on")

@@ -8,8 +8,11 @@ answers), which is what `server.run(transport="streamable-http")` serves.
 Log level warning for the SDK and uvicorn, access log off, as for sdk_http_server.py.
 """
 
-from sdk_http_server import serve
+import logging
+
 from sdk_server import server
+from uvicorn_peer import serve
 
 if __name__ == "__main__":
+    logging.getLogger().setLevel(logging.WARNING)  # MCPServer configured INFO
     serve(server.streamable_http_app(streamable_http_path="/mcp"))

@@ -10,29 +10,12 @@ Log level warning for the SDK and uvicorn, access log off.
 """
 
 import logging
-import sys
 
-import uvicorn
 from sdk_server import server
-
-
-def serve(app: object) -> None:
-    """Serves `app` on 127.0.0.1:PORT (argv[1]) with the options that follow it."""
-    port = int(sys.argv[1])
-    extra = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
-    logging.getLogger().setLevel(logging.WARNING)  # MCPServer configured INFO
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        http=extra.get("--http", "auto"),
-        loop=extra.get("--loop", "auto"),
-    )
-
+from uvicorn_peer import serve
 
 if __name__ == "__main__":
+    logging.getLogger().setLevel(logging.WARNING)  # MCPServer configured INFO
     serve(
         server.streamable_http_app(
             streamable_http_path="/mcp", stateless_http=True, json_response=True
