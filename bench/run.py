@@ -435,25 +435,35 @@ def uvicorn_stack(python: str, choice: list[str]) -> str:
     return proc.stdout.strip()
 
 
-def main_http(ns: argparse.Namespace) -> None:
-    python = str(ns.python)
+def choose_peers(
+    names: str, scripts: dict[str, Path], python: str, variant_specs: list[str], kind: str
+) -> tuple[list[Peer], list[str], dict[str, str]]:
+    """The peers named (comma-separated) among `scripts`, run by `python`, plus the mcpline
+    peer under each `--variant NAME=PYTHON`; the variant names; where each mcpline build is."""
     peers: list[Peer] = []
-    for name in (ns.peers or "mcpline,sdk").split(","):
-        if name not in HTTP_SCRIPTS:
-            sys.exit(f"unknown HTTP peer {name!r}: choose among {', '.join(HTTP_SCRIPTS)}")
-        peers.append(Peer(name, [python, str(HTTP_SCRIPTS[name])]))
+    for name in names.split(","):
+        if name not in scripts:
+            sys.exit(f"unknown {kind} {name!r}: choose among {', '.join(scripts)}")
+        peers.append(Peer(name, [python, str(scripts[name])], slow=name == "sdk"))
     variants: list[str] = []
-    for spec in ns.variant:
+    for spec in variant_specs:
         name, sep, other = spec.partition("=")
-        if not sep or not name or not other or name in HTTP_SCRIPTS or name in variants:
+        if not sep or not name or not other or name in scripts or name in variants:
             sys.exit(f"--variant {spec!r}: expected NAME=PYTHON with a new NAME")
         variants.append(name)
-        peers.append(Peer(name, [other, str(HTTP_SCRIPTS["mcpline"])]))
+        peers.append(Peer(name, [other, str(scripts["mcpline"])]))
     where = {
         p.name: check_interpreter(p.name, p.argv[0])
         for p in peers
         if p.name == "mcpline" or p.name in variants
     }
+    return peers, variants, where
+
+
+def main_http(ns: argparse.Namespace) -> None:
+    peers, variants, where = choose_peers(
+        ns.peers or "mcpline,sdk", HTTP_SCRIPTS, str(ns.python), ns.variant, "HTTP peer"
+    )
     uvicorn_args: list[str] = []
     if ns.uvicorn_http:
         uvicorn_args += ["--http", ns.uvicorn_http]
@@ -549,23 +559,7 @@ def main() -> None:
         main_http(ns)
         return
     ns.peers = ns.peers or "mcpline,stdlib,sdk"
-    peers: list[Peer] = []
-    for name in ns.peers.split(","):
-        if name not in SCRIPTS:
-            sys.exit(f"unknown peer {name!r}: choose among {', '.join(SCRIPTS)}")
-        peers.append(Peer(name, [sys.executable, str(SCRIPTS[name])], slow=name == "sdk"))
-    variants: list[str] = []
-    for spec in ns.variant:
-        name, sep, python = spec.partition("=")
-        if not sep or not name or not python or name in SCRIPTS or name in variants:
-            sys.exit(f"--variant {spec!r}: expected NAME=PYTHON with a new NAME")
-        variants.append(name)
-        peers.append(Peer(name, [python, str(SCRIPTS["mcpline"])]))
-    where = {
-        p.name: check_interpreter(p.name, p.argv[0])
-        for p in peers
-        if p.name == "mcpline" or p.name in variants
-    }
+    peers, variants, where = choose_peers(ns.peers, SCRIPTS, sys.executable, ns.variant, "peer")
     scenarios = list(SCENARIOS.values()) if ns.scenario == "all" else [SCENARIOS[ns.scenario]]
     counts = Counts(ns.starts, ns.calls, ns.lockstep, ns.warmup, ns.burst)
 
