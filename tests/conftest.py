@@ -3,12 +3,13 @@
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,55 @@ _EOF = object()
 # tests/windows/ is the Windows suite, run under wine by tests/windows/run.sh. Its Windows-side
 # tests (windows/inside/) also run here on Windows; its Linux side (windows/linux/) needs wine.
 collect_ignore = ["windows/linux"] if sys.platform == "win32" else ["windows"]
+
+
+def host_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this process's environment) without ``PYTHONUNBUFFERED``, which this
+    machine sets: a host starts its servers without it."""
+    source = os.environ if base is None else base
+    return {k: v for k, v in source.items() if k != "PYTHONUNBUFFERED"}
+
+
+INTEROP_DIR = TESTS_DIR / "interop"
+
+
+def run_node_client(script: Path, *args: str, server_log: str = "") -> dict[str, Any]:
+    """Runs ``node tests/interop/SCRIPT ARGS`` (an official TypeScript SDK client) and returns
+    the one JSON line it prints. Skipped without Node or ``tests/interop/node_modules``, failed
+    for that in CI. The client and whatever server it starts get a host's environment.
+    ``server_log`` is shown when the client fails."""
+    node = shutil.which("node")
+    if node is None:
+        missing = "node is not on PATH"
+    elif not (INTEROP_DIR / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        missing = "tests/interop/node_modules is missing (run `make node`)"
+    else:
+        missing = ""
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"TypeScript interop cannot run in CI: {missing}")
+        pytest.skip(f"TypeScript interop skipped: {missing}")
+    assert node is not None
+    proc = subprocess.run(
+        [node, str(script), *args],
+        cwd=TESTS_DIR.parent,
+        env=host_environ(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=90,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"{script.name} exited {proc.returncode}\n"
+            f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}\n{server_log}"
+        )
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1, f"expected one JSON line on stdout, got:\n{proc.stdout}"
+    result: dict[str, Any] = json.loads(lines[0])
+    return result
 
 
 class ServerProcess:
@@ -185,9 +235,7 @@ def spawn() -> Iterator[Any]:
     def start(
         *args: str | os.PathLike[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> ServerProcess:
-        base = os.environ if env is None else env
-        host_env = {k: v for k, v in base.items() if k != "PYTHONUNBUFFERED"}
-        process = ServerProcess([sys.executable, *map(str, args)], env=host_env, cwd=cwd)
+        process = ServerProcess([sys.executable, *map(str, args)], env=host_environ(env), cwd=cwd)
         started.append(process)
         return process
 
@@ -199,7 +247,6 @@ def spawn() -> Iterator[Any]:
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """``python -m mcpline ARGS`` from the repository root, stdin empty, output captured, and
     (like the servers it may start) without ``PYTHONUNBUFFERED``, as a host runs it."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run(
         [sys.executable, "-m", "mcpline", *args],
         capture_output=True,
@@ -207,7 +254,7 @@ def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
         timeout=timeout,
         stdin=subprocess.DEVNULL,
         cwd=TESTS_DIR.parent,
-        env=env,
+        env=host_environ(),
     )
 
 

@@ -11,7 +11,7 @@ import sys
 
 import mcpline
 import pytest
-from conftest import SERVERS_DIR, call_frame, events, wait_for_event
+from conftest import SERVERS_DIR, call_frame, events, host_environ, wait_for_event
 from mcpline.testing import Client
 
 SERVER = SERVERS_DIR / "lifespan_server.py"
@@ -175,7 +175,7 @@ def test_a_server_whose_parent_dies_exits_its_lifespan(tmp_path):
     notes = tmp_path / "events"
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env = host_environ()
     descriptors = map(str, (stdin_r, stdout_w, 2))
     server = [sys.executable, str(SERVER), "sync", str(notes)]
     intermediate = subprocess.Popen(

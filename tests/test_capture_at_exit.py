@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import SERVERS_DIR, call_frame, wait_for_event
+from conftest import SERVERS_DIR, call_frame, host_environ, wait_for_event
 from test_lifecycle_parent_death import INTERMEDIATE, is_running, read_line
 
 HANG_SERVER = SERVERS_DIR / "hang_server.py"  # eof_grace 0.5 s
@@ -55,7 +55,7 @@ def test_output_of_a_call_still_running_when_the_parent_dies_reaches_stderr(tmp_
     stdout_r, stdout_w = os.pipe()
     stderr_path = tmp_path / "server-stderr.txt"
     stderr_fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env = host_environ()
     descriptors = map(str, (stdin_r, stdout_w, stderr_fd))
     intermediate = subprocess.Popen(
         [sys.executable, "-c", INTERMEDIATE, *descriptors, sys.executable, str(HANG_SERVER)],

@@ -1,12 +1,11 @@
 """The ``mcpline`` command: ``demo``, ``serve`` (with ``--allow``) and ``call``."""
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
-from conftest import BASIC_SERVER, run_cli
+from conftest import BASIC_SERVER, host_environ, run_cli
 
 # ----- demo -----
 
@@ -260,7 +259,7 @@ def test_a_module_target_is_found_in_the_current_folder(tmp_path):
         text=True,
         timeout=60,
         cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+        env=host_environ(),
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hi\n"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import host_environ
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "servers" / "http_server.py"
@@ -46,7 +46,7 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 30
 
 class Served:
     def __init__(self, argv: list[str], port: int, env: dict[str, str] | None = None) -> None:
-        environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        environ = host_environ()
         environ.update(env or {})
         self.port = port
         self.proc = subprocess.Popen(

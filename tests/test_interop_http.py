@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -41,6 +39,7 @@ from typing import Any, TypeVar
 import anyio
 import httpx2
 import pytest
+from conftest import host_environ, run_node_client
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
 
@@ -123,7 +122,7 @@ def serve_http(log: Path) -> Iterator[HttpServer]:
     SIGTERM and checks that it shut down cleanly: uvicorn's shutdown ran and the exit code is 0
     (what SIGTERM gives over stdio, tests/test_lifecycle_signals.py)."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env = host_environ()
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "mcpline", "serve", str(SERVER), "--http", f"127.0.0.1:{port}"],
@@ -749,45 +748,11 @@ def test_stateless_cancelled_calls_stop_in_the_server_and_every_later_call_is_an
 # --- the TypeScript SDK client ----------------------------------------------------------------
 
 
-def _missing_node_prerequisite() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    if not (INTEROP / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        return "tests/interop/node_modules is missing (run `make node`)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def ts_summary(request: pytest.FixtureRequest) -> dict[str, Any]:
-    missing = _missing_node_prerequisite()
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"TypeScript interop cannot run in CI: {missing}")
-        pytest.skip(f"TypeScript interop skipped: {missing}")
     http_server: HttpServer = request.getfixturevalue("http_server")
-    node = shutil.which("node")
-    assert node is not None
-    proc = subprocess.run(
-        [node, str(TS_CLIENT), http_server.url],
-        cwd=REPO,
-        env=dict(os.environ),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"ts_http_client.mjs exited {proc.returncode}\n"
-            f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}\n"
-            f"--- mcpline serve --http log ---\n{http_server.log_text()}"
-        )
-    lines = proc.stdout.splitlines()
-    assert len(lines) == 1, f"expected one JSON line on stdout, got:\n{proc.stdout}"
-    result: dict[str, Any] = json.loads(lines[0])
-    return result
+    log = f"--- mcpline serve --http log ---\n{http_server.log_text()}"
+    return run_node_client(TS_CLIENT, http_server.url, server_log=log)
 
 
 def test_typescript_initialize_negotiates_a_session(ts_summary: dict[str, Any]) -> None:

@@ -12,7 +12,6 @@ revision negotiation) skip with a reason on an older SDK.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -21,6 +20,7 @@ from typing import Any, TextIO, TypeVar
 
 import anyio
 import pytest
+from conftest import host_environ
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
@@ -58,11 +58,12 @@ def wire(model: Any) -> Any:
 
 def server_params() -> StdioServerParameters:
     # stdio_client passes only a short list of "safe" variables unless told otherwise: pass the
-    # whole environment so the child imports the same mcpline (PYTHONPATH, virtualenv) we do.
+    # whole environment so the child imports the same mcpline (PYTHONPATH, virtualenv) we do,
+    # less PYTHONUNBUFFERED, as a host starts it.
     return StdioServerParameters(
         command=sys.executable,
         args=[str(SERVER)],
-        env=dict(os.environ),
+        env=host_environ(),
         cwd=str(REPO),
     )
 

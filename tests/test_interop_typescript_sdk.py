@@ -10,15 +10,12 @@ machine can never pass by skipping them.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_node_client
 
 REPO = Path(__file__).resolve().parent.parent
 INTEROP = REPO / "tests" / "interop"
@@ -28,43 +25,9 @@ TOOL_NAMES = ["add", "crash", "echo", "fail", "slow", "wait"]
 ECHO_TEXT = 'héllo\n"wörld" ✓'  # the text ts_client.mjs sends to echo
 
 
-def _missing_prerequisite() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    if not (INTEROP / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        return "tests/interop/node_modules is missing (run `make node`)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def summary() -> dict[str, Any]:
-    missing = _missing_prerequisite()
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"TypeScript interop cannot run in CI: {missing}")
-        pytest.skip(f"TypeScript interop skipped: {missing}")
-    node = shutil.which("node")
-    assert node is not None
-    proc = subprocess.run(
-        [node, str(CLIENT), sys.executable, str(SERVER)],
-        cwd=REPO,
-        env=dict(os.environ),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"ts_client.mjs exited {proc.returncode}\n"
-            f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
-        )
-    lines = proc.stdout.splitlines()
-    assert len(lines) == 1, f"expected one JSON line on stdout, got:\n{proc.stdout}"
-    result: dict[str, Any] = json.loads(lines[0])
-    return result
+    return run_node_client(CLIENT, sys.executable, str(SERVER))
 
 
 def test_initialize(summary: dict[str, Any]) -> None:

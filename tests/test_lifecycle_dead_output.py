@@ -7,7 +7,6 @@ tracebacks on stderr.
 """
 
 import json
-import os
 import select
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, host_environ
 
 LIFECYCLE = SERVERS_DIR / "lifecycle_server.py"
 FAULTS = SERVERS_DIR / "fault_server.py"
@@ -47,7 +46,7 @@ def call(request_id, name: str, arguments: dict, meta: dict | None = None) -> by
 
 def start(stderr_path: Path, server: Path = LIFECYCLE) -> subprocess.Popen:
     # As a host starts a server: Python's stdout block-buffered (no PYTHONUNBUFFERED).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env = host_environ()
     with open(stderr_path, "wb") as stderr:
         return subprocess.Popen(
             [sys.executable, str(server)],
