@@ -11,7 +11,7 @@
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError, failAfter } from './common.mjs';
 
 const [python, server] = process.argv.slice(2);
 if (!python || !server) {
@@ -53,23 +53,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const client = new Client({ name: 'mcpline-interop-ts', version: '0.0.0' });
 const summary = {};
 
-// A JSON-RPC error as the SDK surfaces it; anything else is unexpected and rethrown.
-async function expectMcpError(promise) {
-  try {
-    const result = await promise;
-    return { unexpectedResult: result };
-  } catch (error) {
-    if (error instanceof McpError) {
-      return { code: error.code, message: error.message };
-    }
-    throw error;
-  }
-}
-
-const timer = setTimeout(() => {
-  console.error('ts_client: timed out after 60 s');
-  process.exit(3);
-}, 60_000);
+const timer = failAfter(60_000, 'ts_client');
 
 try {
   await client.connect(transport);

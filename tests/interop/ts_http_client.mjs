@@ -12,7 +12,7 @@
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError, failAfter } from './common.mjs';
 
 const [url] = process.argv.slice(2);
 if (!url) {
@@ -20,23 +20,7 @@ if (!url) {
   process.exit(2);
 }
 
-// A JSON-RPC error as the SDK surfaces it; anything else is unexpected and rethrown.
-async function expectMcpError(promise) {
-  try {
-    const result = await promise;
-    return { unexpectedResult: result };
-  } catch (error) {
-    if (error instanceof McpError) {
-      return { code: error.code, message: error.message };
-    }
-    throw error;
-  }
-}
-
-const timer = setTimeout(() => {
-  console.error('ts_http_client: timed out after 60 s');
-  process.exit(3);
-}, 60_000);
+const timer = failAfter(60_000, 'ts_http_client');
 
 const summary = {};
 const clients = [];
