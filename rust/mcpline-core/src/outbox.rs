@@ -107,9 +107,6 @@ impl Outbox {
     }
 
     fn send(&self, frame: &Value, response: bool) {
-        if self.closed.load(Ordering::Relaxed) {
-            return;
-        }
         self.send_line(&encode(frame), response);
     }
 
