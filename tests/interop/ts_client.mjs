@@ -11,7 +11,7 @@
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { expectMcpError, failAfter } from './common.mjs';
+import { expectMcpError, failAfter, summariseBasics } from './common.mjs';
 
 const [python, server] = process.argv.slice(2);
 if (!python || !server) {
@@ -59,20 +59,8 @@ try {
   await client.connect(transport);
   const initialize = inbound.find((m) => m.result && typeof m.result.protocolVersion === 'string');
   summary.protocolVersion = initialize?.result.protocolVersion ?? null;
-  summary.serverVersion = client.getServerVersion() ?? null;
-  summary.capabilities = client.getServerCapabilities() ?? null;
-  summary.instructions = client.getInstructions() ?? null;
-
-  const listed = await client.listTools();
-  summary.tools = listed.tools.map((t) => t.name);
-  summary.addTool = listed.tools.find((t) => t.name === 'add') ?? null;
-
-  // callTool validates structuredContent against add's outputSchema (cached by listTools).
-  summary.add = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-  summary.echo = await client.callTool({ name: 'echo', arguments: { text: 'héllo\n"wörld" ✓' } });
-  summary.fail = await client.callTool({ name: 'fail', arguments: { message: 'boom' } });
+  await summariseBasics(client, summary, 'héllo\n"wörld" ✓');
   summary.crash = await client.callTool({ name: 'crash', arguments: {} });
-  summary.unknownError = await expectMcpError(client.callTool({ name: 'no_such_tool', arguments: {} }));
   summary.ping = await client.ping();
   summary.prompts = (await client.listPrompts()).prompts;
   summary.review = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', focus: 'style' } });

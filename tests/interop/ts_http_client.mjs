@@ -12,7 +12,7 @@
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { expectMcpError, failAfter } from './common.mjs';
+import { expectMcpError, failAfter, summariseBasics } from './common.mjs';
 
 const [url] = process.argv.slice(2);
 if (!url) {
@@ -38,19 +38,7 @@ try {
   // The client hands the negotiated version to the transport, which sends it as a header.
   summary.protocolVersion = transport.protocolVersion ?? null;
   summary.sessionId = transport.sessionId ?? null;
-  summary.serverVersion = client.getServerVersion() ?? null;
-  summary.capabilities = client.getServerCapabilities() ?? null;
-  summary.instructions = client.getInstructions() ?? null;
-
-  const listed = await client.listTools();
-  summary.tools = listed.tools.map((t) => t.name);
-  summary.addTool = listed.tools.find((t) => t.name === 'add') ?? null;
-
-  // callTool validates structuredContent against add's outputSchema (cached by listTools).
-  summary.add = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-  summary.echo = await client.callTool({ name: 'echo', arguments: { text: 'héllo\n"wörld" ✓ 日本' } });
-  summary.fail = await client.callTool({ name: 'fail', arguments: { message: 'boom' } });
-  summary.unknownError = await expectMcpError(client.callTool({ name: 'no_such_tool', arguments: {} }));
+  await summariseBasics(client, summary, 'héllo\n"wörld" ✓ 日本');
 
   summary.resources = (await client.listResources()).resources;
   summary.resourceTemplates = (await client.listResourceTemplates()).resourceTemplates;
