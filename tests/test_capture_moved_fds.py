@@ -65,17 +65,22 @@ def test_truncating_through_dev_stderr_leaves_no_nul_bytes(spawn):
     assert text.rstrip().endswith("shell two\npython after"), json.dumps(text)
 
 
-def test_truncating_through_dev_stderr_behind_a_chatty_call_keeps_what_follows(spawn):
-    # Queued together, the second call's capture goes on in the file the first one filled:
-    # the truncation then empties it below where the second call's bytes began.
+# Queued together, the second call's capture goes on in the file the first one filled. The
+# truncation then empties it below where the second call's bytes began (200 lines before it),
+# or what follows the truncation refills it past that point (1 line before it): either way
+# what follows is read whole, from the start of the file.
+@pytest.mark.parametrize("lines_before", [200, 1])
+def test_truncating_through_dev_stderr_behind_a_chatty_call_keeps_what_follows(
+    spawn, lines_before
+):
     server = spawn(SERVER)
     server.initialize()
     server.send_bytes(
-        call_frame(101, "chatter", {"lines": 200})
+        call_frame(101, "chatter", {"lines": lines_before})
         + call_frame(102, "dev_stderr", {"redirect": ">"})
     )
     got = answers(server, 2)
-    assert "chatter line 199" in attached(got[101]["result"])
+    assert f"chatter line {lines_before - 1}" in attached(got[101]["result"])
     text = attached(got[102]["result"])
     assert "\x00" not in text, json.dumps(text)
     assert text.rstrip().endswith("shell two\npython after"), json.dumps(text)

@@ -11,9 +11,9 @@ use std::sync::atomic::Ordering;
 use super::late::{self, Finished};
 use super::overlap::Overlap;
 use super::{
-    BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
-    STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, home_err, new_member, save,
-    spawns, still_on,
+    BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
+    STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, goes_on_at, home_err,
+    kept_base, new_member, save, spawns, still_on,
 };
 use crate::sys;
 /// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
@@ -74,7 +74,13 @@ impl Capture {
         sys::flush_c_stdio();
         let mut cell = cell();
         let joined = {
-            let Streams::Capturing { file, holders, .. } = &mut cell.streams else {
+            let Streams::Capturing {
+                file,
+                holders,
+                start: began,
+                ..
+            } = &mut cell.streams
+            else {
                 return start(&mut cell, member, label);
             };
             let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -83,7 +89,7 @@ impl Capture {
                     member: first,
                     label: first_label,
                 } => {
-                    let first = (*first, Arc::clone(first_label));
+                    let first = (*first, Arc::clone(first_label), *began);
                     *holders = Holders::Shared(Box::new(Overlap::new(first, (member, label), at)));
                 }
                 Holders::Shared(overlap) => overlap.join(member, label, at),
@@ -103,9 +109,10 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) a capture that started no process instead leaves them parked on
     /// its file, which the next [`Capture::begin`] takes over without any `dup2`: a server
-    /// running calls back to back pays two `lseek` and two `fstat` per call. Only while fds 1
-    /// and 2 still reach the capture file: if the tool moved or closed them, they are restored
-    /// as usual.
+    /// running calls back to back pays two `fstat` per call, one here and one at the next
+    /// `begin`. Only while fds 1 and 2 still reach the capture file: fd 1 is checked here, fd 2
+    /// when the next capture takes the file over; a tool that moved or closed either gets both
+    /// restored before any other call runs.
     /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
     ///
@@ -163,8 +170,17 @@ impl Capture {
         };
         let parks =
             cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
-        if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
-            let Streams::Capturing { home, drained, .. } = cell.take_streams() else {
+        if let Some(len) = parks
+            .then(|| still_on(STDOUT, &file, cell.newest))
+            .flatten()
+        {
+            let Streams::Capturing {
+                home,
+                start,
+                drained,
+                ..
+            } = cell.take_streams()
+            else {
                 unreachable!("matched as capturing above");
             };
             cell.set_streams(Streams::Parked {
@@ -173,15 +189,16 @@ impl Capture {
                 end: len,
                 spawns: spawns(),
             });
-            return Ok(own_bytes(file, drained, len));
+            return Ok(own_bytes(file, (start, drained), len));
         }
-        let (drained, label) = match &cell.streams {
+        let (from, label) = match &cell.streams {
             Streams::Capturing {
+                start,
                 drained,
                 holders: Holders::Sole { label, .. },
                 ..
-            } => (*drained, Arc::clone(label)),
-            _ => (0, Arc::from("")),
+            } => ((*start, *drained), Arc::clone(label)),
+            _ => ((BASE, BASE), Arc::from("")),
         };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
@@ -196,26 +213,30 @@ impl Capture {
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
-        Ok(own_bytes(file, drained, len))
+        Ok(own_bytes(file, from, len))
     }
 }
 
-/// What a finished capture holds: its file up to `len`, less what the cap moved to the log (up
-/// to `drained`).
-fn own_bytes(file: Arc<File>, drained: u64, len: u64) -> Captured {
-    if len == 0 {
+/// What a finished capture holds: its file from `start` up to `len`, less what the cap moved to
+/// the log (up to `drained`). When a truncating open emptied the file during the call, what it
+/// holds now was all written since: from the beginning.
+fn own_bytes(file: Arc<File>, (start, drained): (u64, u64), len: u64) -> Captured {
+    if len == start {
         return Captured::EMPTY;
     }
-    Captured::whole(file, 0, len).after(drained)
+    if len < start || !kept_base(&file) {
+        return Captured::whole(file, 0, len);
+    }
+    Captured::whole(file, start, len).after(drained)
 }
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
-    let (home, file) = if take_over_parked(cell) {
+    let (home, file, start) = if let Some(start) = take_over_parked(cell) {
         let Streams::Parked { home, file, .. } = cell.take_streams() else {
             unreachable!("take_over_parked checked it is parked");
         };
-        (home, file)
+        (home, file, start)
     } else {
         redirect_to_a_capture_file(cell)?
     };
@@ -223,7 +244,8 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         home,
         file: Arc::clone(&file),
         holders: Holders::Sole { member, label },
-        drained: 0,
+        start,
+        drained: start,
         spawns: spawns(),
     });
     Ok(Capture {
@@ -232,9 +254,10 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
     })
 }
 
-/// Points fds 1 and 2 at a capture file (a kept one, emptied, or a fresh one), unparking them
-/// first; answers where they go back and the file. Nothing is left redirected on an error.
-fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>), CaptureError> {
+/// Points fds 1 and 2 at a capture file (a kept one or a fresh one), unparking them first;
+/// answers where they go back, the file and where the capture's bytes begin in it. Nothing is
+/// left redirected on an error.
+fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>, u64), CaptureError> {
     // A parked file not taken over (a process may hold it, a result still reads it): unpark.
     cell.unpark()?;
     // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
@@ -245,7 +268,7 @@ fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>), Capt
             err: Arc::new(save(STDERR, BEGIN)?),
         },
     };
-    let file = capture_file(&mut cell.after, &mut cell.newest, &home)?;
+    let (file, start) = capture_file(&mut cell.after, &mut cell.newest, &home)?;
     let redirected = sys::file_fd(&file)
         .map_err(descriptor(
             BEGIN,
@@ -261,14 +284,16 @@ fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>), Capt
         let _ = sys::restore(STDERR, &home.err);
         return Err(error);
     }
-    Ok((home, file))
+    Ok((home, file, start))
 }
 
-/// Whether fds 1 and 2 are parked on a file the next capture can take over, emptied. Not when
-/// a process was started since the file was parked (it may write there later), nor while a
-/// result still reads the file's bytes. Bytes written since the last call ended belong to no
-/// call: they go to the real stderr first (and the parked state records them as passed on).
-fn take_over_parked(cell: &mut Cell) -> bool {
+/// Where the next capture's bytes begin, if fds 1 and 2 are parked on a file it can take over:
+/// as it is while it is small (see `goes_on_at`), else emptied. Not when fd 2 left the
+/// file during the last call (fd 1 was checked when it ended), nor when a process was started
+/// since the file was parked (it may write there later), nor, to empty it, while a result still
+/// reads its bytes. Bytes written since the last call ended belong to no call: they go to the
+/// real stderr first (and the parked state records them as passed on).
+fn take_over_parked(cell: &mut Cell) -> Option<u64> {
     let Streams::Parked {
         home,
         file,
@@ -276,23 +301,24 @@ fn take_over_parked(cell: &mut Cell) -> bool {
         spawns: parked_spawns,
     } = &mut cell.streams
     else {
-        return false;
+        return None;
     };
     if spawns() != *parked_spawns {
-        return false;
+        return None;
     }
-    let Ok(len) = file_len(file) else {
-        return false;
-    };
-    if len < *end {
-        return false; // emptied behind the cell's back
+    let len = still_on(STDERR, file, cell.newest)?;
+    if len < *end || len < BASE {
+        return None; // emptied behind the cell's back
     }
     if len > *end {
         let stray = Captured::whole(Arc::clone(file), *end, len);
         let _ = stray.copy_labelled("[background] ", &mut RealStderr::on(&home.err));
         *end = len;
     }
-    len == 0 || (Arc::strong_count(file) == 1 && late::empty(file).is_ok())
+    if goes_on_at(len) {
+        return Some(len);
+    }
+    (Arc::strong_count(file) == 1 && late::empty(file).is_ok()).then_some(BASE)
 }
 
 impl Drop for Capture {

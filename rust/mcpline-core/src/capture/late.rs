@@ -6,8 +6,9 @@
 //! at any time. So a finished file is never simply dropped or reused:
 //!
 //! - The cell keeps the files of the last few calls with their sizes at the end of each call
-//!   ([`Finished`]). The next capture reuses the newest (emptied: no file to create, no inode to
-//!   free) if it did not grow since and nobody still reads it. Older ones are watched a little
+//!   ([`Finished`]). The next capture reuses the newest (no file to create, no inode to free;
+//!   its bytes start where the last call's ended, and the file is emptied once it is large) if
+//!   it did not grow since and nobody still reads it. Older ones are watched a little
 //!   longer, then let go unless they grew.
 //! - If it grew, what was added is *late output* of the call it belonged to: it goes to the
 //!   real stderr labelled `[name #id, late]`, the file is emptied (appending writers go on at
@@ -29,7 +30,7 @@ use std::io::{self, Write};
 use std::io::{Seek, SeekFrom};
 use std::sync::Arc;
 
-use super::{Captured, file_len};
+use super::{BASE, Captured, file_len, goes_on_at};
 
 /// How many files with late writers are followed at most.
 pub(super) const FOLLOWED: usize = 16;
@@ -63,21 +64,26 @@ impl Finished {
         }
         let late = Captured::whole(Arc::clone(&self.file), self.end, size);
         let _ = late.copy_labelled(&format!("[{}, late] ", self.label), err);
-        self.end = if empty(&self.file).is_ok() { 0 } else { size };
+        self.end = if empty(&self.file).is_ok() {
+            BASE
+        } else {
+            size
+        };
         self.late_seen = true;
         true
     }
 }
 
-/// Empties a capture file for its next use: size 0, and the shared position at the start
-/// (writers that do not append, on Windows, go on from there).
+/// Empties a capture file for its next use: down to its first byte ([`BASE`], put back if a
+/// truncating open took it), and the shared position just after it (writers that do not
+/// append, on Windows, go on from there).
 pub(super) fn empty(file: &File) -> io::Result<()> {
-    file.set_len(0)?;
+    file.set_len(BASE)?;
     // Unix writers append (the file is opened so): their position needs no reset.
     #[cfg(windows)]
     {
         let mut file = file;
-        file.seek(SeekFrom::Start(0))?;
+        file.seek(SeekFrom::Start(BASE))?;
     }
     Ok(())
 }
@@ -113,10 +119,11 @@ impl AfterCalls {
         }
     }
 
-    /// A file for the next capture: the newest finished one, emptied, if nobody wrote to it
-    /// since its call ended and nobody still reads it; `None` otherwise (late output found is
+    /// A file for the next capture, and where the capture's bytes begin in it: the newest
+    /// finished one if nobody wrote to it since its call ended and nobody still reads it
+    /// (emptied once it is large, see `goes_on_at`); `None` otherwise (late output found is
     /// passed on to `err`).
-    pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<Arc<File>> {
+    pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<(Arc<File>, u64)> {
         let newest = self.recent.back()?;
         if newest.spawned || Arc::strong_count(&newest.file) > 1 {
             // A process it started may write there yet; or its call's output is still being
@@ -128,10 +135,11 @@ impl AfterCalls {
             self.follow(newest, err);
             return None;
         }
-        if newest.end > 0 && empty(&newest.file).is_err() {
-            return None;
+        if goes_on_at(newest.end) {
+            return Some((newest.file, newest.end));
         }
-        Some(newest.file)
+        empty(&newest.file).ok()?;
+        Some((newest.file, BASE))
     }
 
     /// Passes on late output of every kept file (the watcher's tick).

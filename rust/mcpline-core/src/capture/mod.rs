@@ -46,18 +46,25 @@
 //! ends, as a change made during a capture always is.
 //!
 //! And a capture that ends while stdio is protected parks (unless its call started a process,
-//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over, emptied
-//! (`ftruncate`, when its call printed) once nothing reads its bytes any more. Calls run back to
-//! back thus cost one `lseek` (at `begin`: bytes written since the last call ended belong to no
-//! call and go to the log), two `fstat` (at `finish`) and no `dup2` at all. (Taking the file
-//! over unemptied, the next capture starting after the last one's bytes, would save the
-//! `ftruncate`, but a truncating open during the call, `> /dev/stderr`, could then no longer be
-//! told from the call's own bytes.) The `fstat`s check that fds 1 and 2 still reach
-//! the capture file, and give its size: a tool that pointed them at its own log or closed them
-//! gets them restored instead, so the next call's output never follows them there. The server calls [`settle`] before it waits for
-//! work, which points them home (the `dup2` pair the finish saved), so nothing written between
-//! calls waits in a parked file. The cell keeps this state explicitly (`Streams`: idle,
-//! capturing, parked); callers only see `begin`, `finish` and `settle`.
+//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over as it is, the
+//! new call's bytes starting where the last call's ended (emptied with one `ftruncate` only
+//! once it holds more than 64 KiB and nothing reads its bytes any more). Calls run back to back
+//! thus cost two `fstat` each and no `dup2` at all. The `fstat`s check that fds 1 and 2 still
+//! reach the capture file, and give its size: fd 1's when the call ends (its size ends the
+//! call's bytes), fd 2's when the next call takes the file over (bytes beyond the last call's end
+//! belong to no call and go to the log). A tool that pointed either at its own log or closed
+//! it gets both restored before the next call runs, so its output never follows them there.
+//! The server calls [`settle`] before it waits for work, which points them home (the `dup2`
+//! pair the finish saved), so nothing written between calls waits in a parked file. The cell
+//! keeps this state explicitly (`Streams`: idle, capturing, parked); callers only see `begin`,
+//! `finish` and `settle`.
+//!
+//! Every capture file begins with one NUL byte (`BASE`) that no capture reports. Emptying
+//! keeps that byte, and with it the file's first page, which the next calls write into: freeing
+//! the page and faulting in a fresh one made a short write cost a third more. A truncating open
+//! during a call (`> /dev/stderr`) removes the byte: the call's bytes are then read from the
+//! start of the file, so what follows the truncation is whole even when the call's bytes began
+//! after earlier calls' ones.
 //!
 //! A finished capture's file is kept: the next `begin` reuses it (emptied) when nobody wrote to
 //! it since its call ended, nobody still reads it and its call started no process; what a
@@ -79,7 +86,7 @@
 //!   `sys.stderr` for descriptor-following streams while it serves or captures.
 
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom};
+use std::io::{self, Seek, SeekFrom, Write as _};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -113,6 +120,25 @@ const STDIN: i32 = 0;
 const STDOUT: i32 = 1;
 const STDERR: i32 = 2;
 
+/// Every capture file begins with one NUL byte that no capture reports: captures read from
+/// offset 1 on. Emptying a file (`ftruncate` to this size) thus keeps its first page, which the
+/// next call writes into, instead of freeing it and faulting in a fresh one (about 40% of the
+/// cost of a short write into a memfd). And a truncating open during a call (`> /dev/stderr`)
+/// shows, since a writer never writes this byte back: the call's bytes are then read from 0.
+const BASE: u64 = 1;
+
+/// A capture file is taken over by the next call as it is, its bytes starting where the last
+/// call's ended, until it holds more than this; then it is emptied first (down to [`BASE`]).
+/// Calls back to back thus pay one `ftruncate` per this many bytes rather than one each.
+const REFILL_AT: u64 = 64 * 1024;
+
+/// Whether the next capture can go on in a file of `len` bytes as it is (see [`REFILL_AT`])
+/// rather than empty it first. Never on Windows: reading a file there moves the position the
+/// next call would write at.
+fn goes_on_at(len: u64) -> bool {
+    !cfg!(windows) && (BASE..=REFILL_AT).contains(&len)
+}
+
 /// What the cell was doing, for [`CaptureError::Descriptor`].
 const BEGIN: &str = "begin a capture";
 const END_CAPTURE: &str = "restore fds 1 and 2 after a capture";
@@ -136,7 +162,10 @@ enum Streams {
         home: Home,
         file: Arc<File>,
         holders: Holders,
-        /// Bytes at the front of the file already copied to the log (see `drain`).
+        /// Where the capture's bytes begin (at least [`BASE`]: earlier ones are other calls').
+        start: u64,
+        /// The capture's bytes before this offset are not in the file any more for it: `start`,
+        /// moved on past what the cap copied to the log (see `drain`).
         drained: u64,
         /// [`spawns`] when the capture began.
         spawns: u64,
@@ -359,25 +388,24 @@ fn file_len(mut file: &File) -> io::Result<u64> {
     file.seek(SeekFrom::End(0))
 }
 
-/// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
-/// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
-/// Answers the file's size when they do (read by the same `fstat`, so no `lseek` is needed).
-fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
+/// Whether standard descriptor `fd` still reaches `file` (a tool may have pointed it at its own
+/// log with `os.dup2`, or closed it), with the file's size when it does: one `fstat`, which
+/// answers both.
+fn still_on(fd: i32, file: &File, newest: Option<sys::FileId>) -> Option<u64> {
     let id = newest.or_else(|| sys::file_id(file).ok())?;
-    let (out, len) = sys::fd_file(STDOUT)?;
-    let (err, _) = sys::fd_file(STDERR)?;
-    (out == id && err == id).then_some(len)
+    let (on, len) = sys::fd_file(fd)?;
+    (on == id).then_some(len)
 }
 
-/// The file of the last finished call, emptied, if nobody wrote to it since (see `late`), or a
-/// fresh anonymous one.
+/// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh
+/// anonymous one; and where the new capture's bytes begin in it.
 fn capture_file(
     after: &mut AfterCalls,
     newest: &mut Option<sys::FileId>,
     home: &Home,
-) -> Result<Arc<File>, CaptureError> {
-    if let Some(file) = after.reusable(&mut LateLog::new(Some(&home.err))) {
-        return Ok(file);
+) -> Result<(Arc<File>, u64), CaptureError> {
+    if let Some(reused) = after.reusable(&mut LateLog::new(Some(&home.err))) {
+        return Ok(reused);
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,
@@ -389,8 +417,22 @@ fn capture_file(
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
+    (&file)
+        .write_all(&[0; BASE as usize])
+        .map_err(descriptor(BEGIN, "writing the capture file's first byte"))?;
     *newest = sys::file_id(&file).ok();
-    Ok(Arc::new(file))
+    Ok((Arc::new(file), BASE))
+}
+
+/// Whether `file` still begins with the byte it was created with ([`BASE`]): not when a
+/// truncating open (`> /dev/stderr` in a child) emptied it since. Not read on Windows (a read
+/// moves the position writers write at), where nothing opens fds 1 and 2 that way.
+fn kept_base(file: &File) -> bool {
+    if cfg!(windows) {
+        return true;
+    }
+    let mut first = [1];
+    matches!(captured::read_at(file, &mut first, 0), Ok(1)) && first[0] == 0
 }
 
 /// The saved real stderr, when fds 1 and 2 may point elsewhere (`None`: fd 2 is the real one).

@@ -59,17 +59,18 @@ pub(super) struct Overlap {
 }
 
 impl Overlap {
-    /// The capture of `first` (running since offset 0) is joined by `second` at offset `at`.
-    pub(super) fn new(first: (u64, Arc<str>), second: (u64, Arc<str>), at: u64) -> Self {
+    /// The capture of `first` (id, label, and the offset it began at) is joined by `second` at
+    /// offset `at`.
+    pub(super) fn new(first: (u64, Arc<str>, u64), second: (u64, Arc<str>), at: u64) -> Self {
         let mut overlap = Self {
             members: vec![Member {
                 id: first.0,
                 label: first.1,
-                start: 0,
+                start: first.2,
                 end: None,
             }],
             marks: vec![Mark {
-                at: 0,
+                at: first.2,
                 running: vec![first.0],
             }],
             tags: Vec::new(),
@@ -279,7 +280,7 @@ mod tests {
     #[test]
     fn bytes_written_while_a_call_ran_alone_are_its_own() {
         // a runs alone for 0..10, b joins at 10, a leaves at 20, b alone until 30.
-        let mut o = Overlap::new((1, label("a #1")), (2, label("b #2")), 10);
+        let mut o = Overlap::new((1, label("a #1"), 0), (2, label("b #2")), 10);
         let a = o.leave(1, 20);
         assert_eq!(a[0], own(0, 10));
         assert_eq!((a[1].start, a[1].end), (10, 20));
@@ -299,7 +300,7 @@ mod tests {
 
     #[test]
     fn tagged_writes_belong_to_their_writer_only() {
-        let mut o = Overlap::new((1, label("a #1")), (2, label("b #2")), 0);
+        let mut o = Overlap::new((1, label("a #1"), 0), (2, label("b #2")), 0);
         o.tag(1, 0, 5);
         o.tag(2, 5, 9);
         // 9..12: a child's bytes, untagged.
@@ -315,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_tag_of_a_call_that_left_counts_for_nothing() {
-        let mut o = Overlap::new((1, label("a #1")), (2, label("b #2")), 0);
+        let mut o = Overlap::new((1, label("a #1"), 0), (2, label("b #2")), 0);
         let _ = o.leave(1, 0);
         o.tag(1, 0, 4);
         assert_eq!(o.leave(2, 4), vec![own(0, 4)]);
@@ -323,7 +324,7 @@ mod tests {
 
     #[test]
     fn leaving_twice_or_unknown_gives_nothing() {
-        let mut o = Overlap::new((1, label("a #1")), (2, label("b #2")), 0);
+        let mut o = Overlap::new((1, label("a #1"), 0), (2, label("b #2")), 0);
         assert_eq!(o.running(), 2);
         assert!(!o.leave(1, 3).is_empty());
         assert!(o.leave(1, 3).is_empty());
@@ -333,7 +334,7 @@ mod tests {
 
     #[test]
     fn bookkeeping_stays_small_while_calls_keep_overlapping() {
-        let mut o = Overlap::new((1, label("a #1")), (2, label("b #2")), 0);
+        let mut o = Overlap::new((1, label("a #1"), 0), (2, label("b #2")), 0);
         let mut at = 0;
         for id in 3..1000 {
             at += 10;
