@@ -89,6 +89,7 @@ def test_tools_list_describes_every_tool_with_its_input_schema(spawn_windows_ser
         "wait_for_cancel",
         "check_until_cancelled",
         "crash",
+        "abort_now",
         "spin",
     }
     add = tools["add"]["inputSchema"]
@@ -294,7 +295,7 @@ def test_after_the_eof_grace_a_running_tool_is_cancelled_and_answered_once_queue
     assert len(responses_for(server, 1)) == 1, server.stdout_lines
 
 
-# ----- a fatal exception -----
+# ----- a fatal exception, an abort -----
 
 
 def test_a_tool_that_faults_leaves_what_it_wrote_on_the_real_stderr(spawn_windows_server):
@@ -309,4 +310,21 @@ def test_a_tool_that_faults_leaves_what_it_wrote_on_the_real_stderr(spawn_window
     assert "[call still running at exit] printed before the crash" in log.splitlines(), log
     assert "[call still running at exit] written to fd 2 before the crash" in log.splitlines(), log
     assert responses_for(server, "boom") == []
+    assert_stdout_is_only_protocol(server)
+
+
+@pytest.mark.parametrize("traceback", [False, True], ids=["plain", "faulthandler"])
+def test_a_tool_that_aborts_leaves_what_it_wrote_on_the_real_stderr(
+    spawn_windows_server, traceback
+):
+    server = spawn_windows_server()
+    server.initialize()
+    server.send_bytes(call_frame("gone", "abort_now", {"traceback": traceback}))
+    server.wait(60)
+    log = server.stderr_text()
+    assert "[mcpline] abort() while a tool call ran; what it had written:" in log, log
+    assert "[call still running at exit] printed before the abort" in log.splitlines(), log
+    assert "[call still running at exit] written to fd 2 before the abort" in log.splitlines(), log
+    assert ("Fatal Python error: Aborted" in log) == traceback, log
+    assert responses_for(server, "gone") == []
     assert_stdout_is_only_protocol(server)

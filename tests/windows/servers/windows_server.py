@@ -21,6 +21,8 @@ Tools:
 - ``sleep(seconds)``: ``time.sleep``, then "slept".
 - ``crash()``: prints a line, writes one to fd 2, then reads address 0 in C code (an access
   violation nothing handles: the process dies).
+- ``abort_now(traceback=False)``: prints a line, writes one to fd 2, turns ``faulthandler`` on
+  if ``traceback``, then calls ``os.abort()`` (the C runtime's ``abort()``: the process dies).
 """
 
 from __future__ import annotations
@@ -138,6 +140,16 @@ def crash() -> str:
     os.write(2, b"written to fd 2 before the crash\n")
     faulthandler._read_null()  # also turns off the crash dialog
     return "survived"
+
+
+@server.tool
+def abort_now(traceback: bool = False) -> str:
+    """Print a line, write one to fd 2, then abort (with `faulthandler` on, if `traceback`)."""
+    print("printed before the abort")
+    os.write(2, b"written to fd 2 before the abort\n")
+    if traceback:
+        faulthandler.enable()
+    os.abort()
 
 
 if __name__ == "__main__":

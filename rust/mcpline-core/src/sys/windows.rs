@@ -83,6 +83,8 @@ struct Crt {
     errno: unsafe extern "C" fn() -> *mut c_int,
     set_thread_local_invalid_parameter_handler:
         unsafe extern "C" fn(Option<InvalidParameterHandler>) -> Option<InvalidParameterHandler>,
+    /// `signal`, with handler values as integers (`SIG_DFL` 0, `SIG_IGN` 1, `SIG_ERR` -1).
+    signal: unsafe extern "C" fn(c_int, usize) -> usize,
 }
 
 /// Why the UCRT could not be resolved: the missing piece and `GetLastError()`.
@@ -155,6 +157,7 @@ fn load() -> Result<Crt, LoadError> {
                 module,
                 "_set_thread_local_invalid_parameter_handler\0",
             )?,
+            signal: symbol(module, "signal\0")?,
         })
     }
 }
@@ -453,6 +456,30 @@ pub(crate) fn flush_c_stdio() {
             let _ = unsafe { (crt.fflush)((crt.acrt_iob_func)(index)) };
         }
     }
+}
+
+/// `SIGABRT` in the UCRT's numbering.
+pub(crate) const SIGABRT: c_int = 22;
+/// The UCRT's `SIG_DFL` and `SIG_ERR` handler values.
+pub(crate) const SIG_DFL: usize = 0;
+const SIG_ERR: usize = usize::MAX;
+
+/// Installs `handler` (a `void (*)(int)` as an integer, or `SIG_DFL`/`SIG_IGN`) for UCRT
+/// signal `signal`, the runtime CPython's `abort()` raises through; answers the handler it
+/// replaces, `None` if it could not be installed.
+pub(crate) fn crt_signal(signal: c_int, handler: usize) -> Option<usize> {
+    let crt = CRT.get_or_init(load).as_ref().ok()?;
+    // SAFETY: `signal` is the UCRT export with this prototype; `handler` is a valid `void
+    // (*)(int)` function or one of the special values (caller). It edits the UCRT's global
+    // handler table only.
+    let previous = unsafe { (crt.signal)(signal, handler) };
+    (previous != SIG_ERR).then_some(previous)
+}
+
+/// Points standard descriptor `target` (1 or 2) at CRT descriptor `source`: for a process
+/// about to end (the abort handler), whose later writers must reach the real stderr.
+pub(crate) fn point_at(target: c_int, source: c_int) -> io::Result<()> {
+    Session::open()?.dup2(source, target)
 }
 
 /// Windows processes do not fork (children are reported through `capture::note_spawn`).
