@@ -70,9 +70,7 @@ def test_truncating_through_dev_stderr_leaves_no_nul_bytes(spawn):
 # or what follows the truncation refills it past that point (1 line before it): either way
 # what follows is read whole, from the start of the file.
 @pytest.mark.parametrize("lines_before", [200, 1])
-def test_truncating_through_dev_stderr_behind_a_chatty_call_keeps_what_follows(
-    spawn, lines_before
-):
+def test_truncating_through_dev_stderr_behind_a_chatty_call_keeps_what_follows(spawn, lines_before):
     server = spawn(SERVER)
     server.initialize()
     server.send_bytes(

@@ -10,7 +10,7 @@ import os
 import sys
 
 import pytest
-from conftest import SERVERS_DIR
+from conftest import SERVERS_DIR, call_frame
 
 ORDERING_SERVER = SERVERS_DIR / "ordering_server.py"
 
@@ -54,3 +54,20 @@ def test_what_an_uncaptured_tool_printed_never_reaches_the_protocol_at_exit(spaw
     assert server.wait(10) == 0
     assert_stdout_is_only_protocol(server)
     assert "printed by a tool with output off" in server.stderr_text()
+
+
+def test_a_stdout_a_tool_installed_itself_is_flushed_into_that_call(spawn):
+    # Each call replaces sys.stdout with a new block-buffered stream and leaves its print in it:
+    # the call's end flushes whichever stream sys.stdout holds then, so every call gets its own
+    # line (not the next one, when the dropped stream would flush as it is freed).
+    server = spawn(ORDERING_SERVER, env=host_env())
+    server.initialize()
+    server.send_bytes(
+        b"".join(call_frame(word, "own_stdout", {"word": word}) for word in ("one", "two", "three"))
+    )
+    frames = {frame["id"]: frame for frame in (server.recv() for _ in range(3))}
+    for word in ("one", "two", "three"):
+        attached = "\n".join(c["text"] for c in frames[word]["result"]["content"][1:])
+        said = [line for line in attached.splitlines() if "own stdout says" in line]
+        assert said == [f"own stdout says {word}"], frames[word]
+    assert_stdout_is_only_protocol(server)

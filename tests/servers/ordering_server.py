@@ -1,7 +1,10 @@
-"""Tools whose Python prints and child output interleave; a print before serving starts."""
+"""Tools whose Python prints and child output interleave; a print before serving starts; a tool
+that installs a block-buffered ``sys.stdout`` of its own."""
 
+import io
 import os
 import subprocess
+import sys
 
 from mcpline import Server
 
@@ -25,6 +28,16 @@ def uncaptured() -> str:
     """Prints with capture off."""
     print("printed by a tool with output off")
     return "done"
+
+
+@server.tool(output="result")
+def own_stdout(word: str) -> str:
+    """Puts a fresh block-buffered stream on fd 1 in ``sys.stdout``, prints into it and returns
+    without flushing it (the stream of the last call is dropped unflushed)."""
+    raw = io.FileIO(1, "w", closefd=False)
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw, 8192), encoding="utf-8")
+    print(f"own stdout says {word}")
+    return word
 
 
 if __name__ == "__main__":
