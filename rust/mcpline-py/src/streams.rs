@@ -63,16 +63,21 @@ fn flusher<'py>(
     at: usize,
     stream: &Bound<'py, PyAny>,
 ) -> Option<Bound<'py, PyAny>> {
-    let kept = FLUSHERS.with(|cache| {
-        let cache = cache.try_borrow().ok()?;
-        let (seen, flush) = cache[at].as_ref()?;
-        seen.is(stream).then(|| flush.clone_ref(py))
-    });
+    let kept = FLUSHERS
+        .try_with(|cache| {
+            let cache = cache.try_borrow().ok()?;
+            let (seen, flush) = cache[at].as_ref()?;
+            seen.is(stream).then(|| flush.clone_ref(py))
+        })
+        .ok()
+        .flatten();
     if let Some(flush) = kept {
         return Some(flush.into_bound(py));
     }
     let flush = stream.getattr(intern!(py, "flush")).ok()?;
-    FLUSHERS.with(|cache| {
+    // A thread that is ending (its cache already gone) or a flush that re-enters here simply
+    // keeps nothing.
+    let _ = FLUSHERS.try_with(|cache| {
         if let Ok(mut cache) = cache.try_borrow_mut() {
             cache[at] = Some((stream.clone().unbind(), flush.clone().unbind()));
         }

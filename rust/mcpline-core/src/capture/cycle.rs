@@ -34,8 +34,8 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// Flushes C stdio, then points fds 1 and 2 at a fresh capture file (or takes over the empty
-    /// file they are parked on).
+    /// Flushes C stdio, then points fds 1 and 2 at a capture file (or takes over the file they
+    /// are parked on).
     ///
     /// The caller flushes language-level buffers (Python's `sys.stdout`/`sys.stderr`) first.
     ///
@@ -109,10 +109,9 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) a capture that started no process instead leaves them parked on
     /// its file, which the next [`Capture::begin`] takes over without any `dup2`: a server
-    /// running calls back to back pays two `fstat` per call, one here and one at the next
-    /// `begin`. Only while fds 1 and 2 still reach the capture file: fd 1 is checked here, fd 2
-    /// when the next capture takes the file over; a tool that moved or closed either gets both
-    /// restored before any other call runs.
+    /// running calls back to back pays two `fstat` and one `lseek` per call. Only while fds 1
+    /// and 2 still reach the capture file: if the tool moved or closed them, they are restored
+    /// as usual.
     /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
     ///
@@ -153,6 +152,8 @@ impl Capture {
                         label: label.unwrap_or_else(|| Arc::from("")),
                         spawned,
                         late_seen: false,
+                        // Not looked at: the file is emptied before it is used again.
+                        intact: false,
                     },
                     &mut LateLog::new(home_err(&cell.streams)),
                 );
@@ -170,10 +171,7 @@ impl Capture {
         };
         let parks =
             cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
-        if let Some(len) = parks
-            .then(|| still_on(STDOUT, &file, cell.newest))
-            .flatten()
-        {
+        if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
             let Streams::Capturing {
                 home,
                 start,
@@ -183,13 +181,15 @@ impl Capture {
             else {
                 unreachable!("matched as capturing above");
             };
+            let (captured, intact) = own_bytes(&file, (start, drained), len);
             cell.set_streams(Streams::Parked {
                 home,
-                file: Arc::clone(&file),
+                file,
                 end: len,
                 spawns: spawns(),
+                intact,
             });
-            return Ok(own_bytes(file, (start, drained), len));
+            return Ok(captured);
         }
         let (from, label) = match &cell.streams {
             Streams::Capturing {
@@ -202,32 +202,39 @@ impl Capture {
         };
         cell.end_capture()?;
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+        let (captured, intact) = own_bytes(&file, from, len);
         let cell = &mut *cell;
         cell.after.keep(
             Finished {
-                file: Arc::clone(&file),
+                file,
                 end: len,
                 label,
                 spawned,
                 late_seen: false,
+                intact,
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
-        Ok(own_bytes(file, from, len))
+        Ok(captured)
     }
 }
 
 /// What a finished capture holds: its file from `start` up to `len`, less what the cap moved to
-/// the log (up to `drained`). When a truncating open emptied the file during the call, what it
-/// holds now was all written since: from the beginning.
-fn own_bytes(file: Arc<File>, (start, drained): (u64, u64), len: u64) -> Captured {
+/// the log (up to `drained`); and whether the file still begins with its NUL byte. When a
+/// truncating open emptied the file during the call, what it holds now was all written since:
+/// from the beginning. (A quiet call is not looked at: were the file emptied and refilled to
+/// exactly where the call began, its bytes would go unseen.)
+fn own_bytes(file: &Arc<File>, (start, drained): (u64, u64), len: u64) -> (Captured, bool) {
     if len == start {
-        return Captured::EMPTY;
+        return (Captured::EMPTY, true);
     }
-    if len < start || !kept_base(&file) {
-        return Captured::whole(file, 0, len);
+    if len < start || !kept_base(file) {
+        return (Captured::whole(Arc::clone(file), 0, len), false);
     }
-    Captured::whole(file, start, len).after(drained)
+    (
+        Captured::whole(Arc::clone(file), start, len).after(drained),
+        true,
+    )
 }
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
@@ -288,17 +295,18 @@ fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>, u64),
 }
 
 /// Where the next capture's bytes begin, if fds 1 and 2 are parked on a file it can take over:
-/// as it is while it is small (see `goes_on_at`), else emptied. Not when fd 2 left the
-/// file during the last call (fd 1 was checked when it ended), nor when a process was started
-/// since the file was parked (it may write there later), nor, to empty it, while a result still
-/// reads its bytes. Bytes written since the last call ended belong to no call: they go to the
-/// real stderr first (and the parked state records them as passed on).
+/// after the bytes it holds while it is small and intact (see `goes_on_at`), else emptied. Not
+/// when a process was started since the file was parked (it may write there later), nor while
+/// a result still reads the file's bytes (the capture cap's hole, or a truncating open, in the
+/// next call would reach them). Bytes written since the last call ended belong to no call:
+/// they go to the real stderr first (and the parked state records them as passed on).
 fn take_over_parked(cell: &mut Cell) -> Option<u64> {
     let Streams::Parked {
         home,
         file,
         end,
         spawns: parked_spawns,
+        intact,
     } = &mut cell.streams
     else {
         return None;
@@ -306,7 +314,7 @@ fn take_over_parked(cell: &mut Cell) -> Option<u64> {
     if spawns() != *parked_spawns {
         return None;
     }
-    let len = still_on(STDERR, file, cell.newest)?;
+    let len = file_len(file).ok()?;
     if len < *end || len < BASE {
         return None; // emptied behind the cell's back
     }
@@ -315,10 +323,18 @@ fn take_over_parked(cell: &mut Cell) -> Option<u64> {
         let _ = stray.copy_labelled("[background] ", &mut RealStderr::on(&home.err));
         *end = len;
     }
-    if goes_on_at(len) {
+    if len == BASE && *intact {
+        return Some(BASE);
+    }
+    if Arc::strong_count(file) != 1 {
+        return None;
+    }
+    if *intact && goes_on_at(len) {
         return Some(len);
     }
-    (Arc::strong_count(file) == 1 && late::empty(file).is_ok()).then_some(BASE)
+    late::empty(file).ok()?;
+    *intact = true;
+    Some(BASE)
 }
 
 impl Drop for Capture {

@@ -30,7 +30,7 @@ use std::io::{self, Write};
 use std::io::{Seek, SeekFrom};
 use std::sync::Arc;
 
-use super::{BASE, Captured, file_len, goes_on_at};
+use super::{BASE, Captured, file_len, goes_on_at, kept_base};
 
 /// How many files with late writers are followed at most.
 pub(super) const FOLLOWED: usize = 16;
@@ -50,6 +50,9 @@ pub(super) struct Finished {
     pub(super) spawned: bool,
     /// Late output arrived at least once.
     pub(super) late_seen: bool,
+    /// The file still begins with its NUL byte (no truncating open emptied it), so a capture
+    /// may go on after the bytes it holds.
+    pub(super) intact: bool,
 }
 
 impl Finished {
@@ -60,24 +63,30 @@ impl Finished {
             return false;
         };
         if size <= self.end {
+            // Shorter than it was: a truncating open emptied it meanwhile.
+            self.intact &= size == self.end;
             return false;
         }
         let late = Captured::whole(Arc::clone(&self.file), self.end, size);
         let _ = late.copy_labelled(&format!("[{}, late] ", self.label), err);
-        self.end = if empty(&self.file).is_ok() {
-            BASE
+        if empty(&self.file).is_ok() {
+            self.end = BASE;
+            self.intact = true;
         } else {
-            size
-        };
+            self.end = size;
+        }
         self.late_seen = true;
         true
     }
 }
 
-/// Empties a capture file for its next use: down to its first byte ([`BASE`], put back if a
-/// truncating open took it), and the shared position just after it (writers that do not
+/// Empties a capture file for its next use: down to its NUL first byte ([`BASE`], put back if a
+/// truncating open replaced it), and the shared position just after it (writers that do not
 /// append, on Windows, go on from there).
 pub(super) fn empty(file: &File) -> io::Result<()> {
+    if !kept_base(file) {
+        file.set_len(0)?;
+    }
     file.set_len(BASE)?;
     // Unix writers append (the file is opened so): their position needs no reset.
     #[cfg(windows)]
@@ -135,7 +144,7 @@ impl AfterCalls {
             self.follow(newest, err);
             return None;
         }
-        if goes_on_at(newest.end) {
+        if newest.intact && goes_on_at(newest.end) {
             return Some((newest.file, newest.end));
         }
         empty(&newest.file).ok()?;

@@ -46,28 +46,31 @@
 //! ends, as a change made during a capture always is.
 //!
 //! And a capture that ends while stdio is protected parks (unless its call started a process,
-//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over as it is, the
-//! new call's bytes starting where the last call's ended (emptied with one `ftruncate` only
-//! once it holds more than 64 KiB and nothing reads its bytes any more). Calls run back to back
-//! thus cost two `fstat` each and no `dup2` at all. The `fstat`s check that fds 1 and 2 still
-//! reach the capture file, and give its size: fd 1's when the call ends (its size ends the
-//! call's bytes), fd 2's when the next call takes the file over (bytes beyond the last call's end
-//! belong to no call and go to the log). A tool that pointed either at its own log or closed
-//! it gets both restored before the next call runs, so its output never follows them there.
-//! The server calls [`settle`] before it waits for work, which points them home (the `dup2`
-//! pair the finish saved), so nothing written between calls waits in a parked file. The cell
-//! keeps this state explicitly (`Streams`: idle, capturing, parked); callers only see `begin`,
-//! `finish` and `settle`.
+//! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over without any
+//! `dup2`, the new call's bytes starting where the last call's ended (the file is emptied, with
+//! one `ftruncate`, only once it holds more than 64 KiB and nothing reads its bytes any more).
+//! Calls run back to back thus cost two `fstat` and one `lseek` each, plus one `pread` of the
+//! file's first byte when the call printed (see below). The `fstat`s check that fds 1 and 2
+//! still reach the capture file, and give its size: a tool that pointed them at its own log or
+//! closed them gets them restored instead, so the next call's output never follows them there.
+//! The `lseek` at the next `begin` finds bytes written between calls, which belong to no call
+//! and go to the log. The server calls [`settle`] before it waits for work, which points them
+//! home (the `dup2` pair the finish saved), so nothing written between calls waits in a parked
+//! file. The cell keeps this state explicitly (`Streams`: idle, capturing, parked); callers only
+//! see `begin`, `finish` and `settle`.
 //!
 //! Every capture file begins with one NUL byte (`BASE`) that no capture reports. Emptying
 //! keeps that byte, and with it the file's first page, which the next calls write into: freeing
 //! the page and faulting in a fresh one made a short write cost a third more. A truncating open
 //! during a call (`> /dev/stderr`) removes the byte: the call's bytes are then read from the
 //! start of the file, so what follows the truncation is whole even when the call's bytes began
-//! after earlier calls' ones.
+//! after earlier calls' ones, and the file is emptied (its NUL byte put back) before another
+//! capture uses it. (A quiet call's file is not looked at: were it emptied and refilled to
+//! exactly where the call began, those bytes would go unseen.)
 //!
-//! A finished capture's file is kept: the next `begin` reuses it (emptied) when nobody wrote to
-//! it since its call ended, nobody still reads it and its call started no process; what a
+//! A finished capture's file is kept: the next `begin` reuses it (going on after its bytes, or
+//! emptied, as a parked one) when nobody wrote to it since its call ended, nobody still reads it
+//! and its call started no process; what a
 //! lingering child writes there later is passed on as that call's late output (see `late`).
 //! Calls that run at the same time share the active capture (see `overlap`), and the capture
 //! cap bounds its size while it runs (see `drain`).
@@ -133,10 +136,10 @@ const BASE: u64 = 1;
 const REFILL_AT: u64 = 64 * 1024;
 
 /// Whether the next capture can go on in a file of `len` bytes as it is (see [`REFILL_AT`])
-/// rather than empty it first. Never on Windows: reading a file there moves the position the
-/// next call would write at.
+/// rather than empty it first, given that its first byte is intact. Not on Windows once the
+/// file holds bytes: reading them there moved the position the next call would write at.
 fn goes_on_at(len: u64) -> bool {
-    !cfg!(windows) && (BASE..=REFILL_AT).contains(&len)
+    len == BASE || (!cfg!(windows) && (BASE..=REFILL_AT).contains(&len))
 }
 
 /// What the cell was doing, for [`CaptureError::Descriptor`].
@@ -170,15 +173,18 @@ enum Streams {
         /// [`spawns`] when the capture began.
         spawns: u64,
     },
-    /// Still at the file of a finished capture, which the next capture takes over (emptied, no
-    /// `dup2`). Only while stdio is protected, and only until [`settle`]. `end`: its size when
-    /// its call ended, or when bytes written since were passed on (what is beyond was written
-    /// between calls); `spawns`: [`spawns`] when it parked.
+    /// Still at the file of a finished capture, which the next capture takes over (no `dup2`),
+    /// going on after its bytes or emptied (see `goes_on_at`). Only while stdio is protected,
+    /// and only until [`settle`]. `end`: its size when its call ended, or when bytes written
+    /// since were passed on (what is beyond was written between calls); `spawns`: [`spawns`]
+    /// when it parked; `intact`: the file still begins with its NUL byte (no truncating open
+    /// emptied it during the call), so a capture may start after the bytes it holds.
     Parked {
         home: Home,
         file: Arc<File>,
         end: u64,
         spawns: u64,
+        intact: bool,
     },
 }
 
@@ -323,6 +329,7 @@ impl Cell {
             file,
             end,
             spawns: parked_spawns,
+            intact,
         } = self.take_streams()
         else {
             unreachable!("matched as parked above");
@@ -345,6 +352,8 @@ impl Cell {
                 // A process started while parked may hold the file: it is never reused then.
                 spawned: spawns() != parked_spawns,
                 late_seen: len > end,
+                // Shorter than at the end of its call: a truncating open emptied it since.
+                intact: intact && len >= end,
             },
             &mut LateLog::new(home_err(&self.streams)),
         );
@@ -388,13 +397,14 @@ fn file_len(mut file: &File) -> io::Result<u64> {
     file.seek(SeekFrom::End(0))
 }
 
-/// Whether standard descriptor `fd` still reaches `file` (a tool may have pointed it at its own
-/// log with `os.dup2`, or closed it), with the file's size when it does: one `fstat`, which
-/// answers both.
-fn still_on(fd: i32, file: &File, newest: Option<sys::FileId>) -> Option<u64> {
+/// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
+/// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
+/// Answers the file's size when they do (read by the same `fstat`, so no `lseek` is needed).
+fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
     let id = newest.or_else(|| sys::file_id(file).ok())?;
-    let (on, len) = sys::fd_file(fd)?;
-    (on == id).then_some(len)
+    let (out, len) = sys::fd_file(STDOUT)?;
+    let (err, _) = sys::fd_file(STDERR)?;
+    (out == id && err == id).then_some(len)
 }
 
 /// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh

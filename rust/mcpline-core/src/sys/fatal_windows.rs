@@ -193,7 +193,9 @@ unsafe extern "system" fn on_fatal(info: *const EXCEPTION_POINTERS) -> i32 {
 /// The UCRT's `SIGABRT` handler: `abort()` was called (the UCRT has reset the handler to the
 /// default before calling this one). After the copy, fds 1 and 2 point at the real stderr and
 /// the handler that was there before ours runs (`faulthandler`'s traceback reaches the log);
-/// returning lets `abort()` end the process.
+/// returning lets `abort()` end the process. A handler installed after ours (`faulthandler`
+/// enabled by the tool) runs first and hands the signal on to ours: its traceback is then in the
+/// capture, and part of the copy.
 extern "C" fn on_abort(signal: c_int) {
     salvage(&[b"[mcpline] abort() while a tool call ran; what it had written:\n"]);
     let err = REAL_STDERR_FD.load(Ordering::Acquire);

@@ -31,6 +31,8 @@ mod std_handles;
 // Reading a finished capture.
 mod copy_labelled;
 mod tail_text;
+#[cfg(target_os = "linux")]
+mod truncation;
 
 // Descriptors and cost.
 #[cfg(target_os = "linux")]

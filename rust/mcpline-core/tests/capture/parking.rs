@@ -106,7 +106,8 @@ fn child() {
     assert_eq!(fd1(), parked, "the next capture takes the parked file over");
     assert!(capture.finish().expect("park again").is_empty());
     assert_eq!(loud("LOUD-1\n"), b"LOUD-1\n");
-    // The next capture takes the parked file over, emptied: it holds only its own bytes.
+    // The next capture takes the parked file over: it holds only its own bytes, which follow
+    // the last call's.
     assert_eq!(loud("LOUD-3\n"), b"LOUD-3\n");
 
     // A result still being read keeps its bytes: the next capture gets a file of its own.
@@ -175,4 +176,37 @@ fn child() {
     drop(streams);
     out("AFTER-PROTECTION\n");
     err("PARKING-DONE\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_capture_whose_tool_closed_fd_2_does_not_park_on_a_free_slot() {
+    const TEST: &str = "parking::a_capture_whose_tool_closed_fd_2_does_not_park_on_a_free_slot";
+    if is_child(TEST) {
+        use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+        let _protected = ProtectedStdio::install().expect("install");
+        let capture = Capture::begin().expect("begin");
+        out("A\n");
+        // SAFETY: closing fd 2 is what the case is about; nothing in this child owns it.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::close(2);
+        }
+        drop(capture.finish().expect("finish"));
+        // A file opened now must not get fd 2, which the next capture would point elsewhere.
+        let mut mine = tempfile::tempfile().expect("tempfile");
+        let capture = Capture::begin().expect("begin");
+        drop(capture.finish().expect("finish"));
+        settle().expect("settle");
+        mine.write_all(b"MINE\n").expect("write");
+        mine.seek(SeekFrom::Start(0)).expect("seek");
+        let mut back = String::new();
+        mine.read_to_string(&mut back).expect("read");
+        assert_eq!(back, "MINE\n");
+        err("CLOSED-FD2-DONE\n");
+        return;
+    }
+    let (_, stderr) = run_passing_child(TEST, b"");
+    assert!(stderr.contains("CLOSED-FD2-DONE"), "{stderr}");
+    assert!(!stderr.contains("MINE"), "{stderr}");
 }
