@@ -9,7 +9,9 @@ use super::{Job, Session, Work};
 use crate::completion;
 use crate::flags::CallFlags;
 use crate::json_syntax::{self, Syntax};
-use crate::jsonrpc::{ErrorCode, IdField, RequestError, RequestId, result_frame, sniff_id};
+use crate::jsonrpc::{
+    ErrorCode, IdField, Members, RequestError, RequestId, result_frame, sniff_id,
+};
 use crate::log::log_line;
 use crate::methods;
 use crate::outbox::{Batch, Route};
@@ -39,6 +41,12 @@ struct Caller {
 impl Session {
     /// Handles one inbound line (a frame or a batch).
     pub(crate) fn handle_line(&self, bytes: &[u8]) {
+        if let Some(members) = Members::parse(bytes) {
+            if let Reply::Now(frame) = self.handle_message(members, &Route::Direct) {
+                self.outbox.write(&frame);
+            }
+            return;
+        }
         let value: Value = match serde_json::from_slice(bytes) {
             Ok(v) => v,
             Err(e) => match self.refused_by_parser(bytes, &e) {
@@ -53,7 +61,8 @@ impl Session {
     pub(crate) fn handle_value(&self, value: Value) {
         match value {
             Value::Array(items) => self.handle_batch(items),
-            Value::Object(obj) => match self.handle_message(obj, &Route::Direct) {
+            Value::Object(obj) => match self.handle_message(Members::from_map(obj), &Route::Direct)
+            {
                 Reply::Now(frame) => self.outbox.write(&frame),
                 Reply::None | Reply::Later => {}
             },
@@ -124,7 +133,8 @@ impl Session {
                         .into_frame(id.as_ref())
                     } else {
                         batch.expect();
-                        match self.handle_message(obj, &Route::Batch(Arc::clone(&batch))) {
+                        let members = Members::from_map(obj);
+                        match self.handle_message(members, &Route::Batch(Arc::clone(&batch))) {
                             Reply::Now(f) => batch.deliver(&self.outbox, Some(f)),
                             Reply::None => batch.deliver(&self.outbox, None),
                             Reply::Later => {}
@@ -143,15 +153,21 @@ impl Session {
         batch.deliver(&self.outbox, None);
     }
 
-    fn handle_message(&self, mut obj: Map<String, Value>, route: &Route) -> Reply {
-        let raw_params = obj.remove("params");
-        let id = IdField::of(&obj);
+    fn handle_message(&self, frame: Members, route: &Route) -> Reply {
+        let Members {
+            jsonrpc,
+            id,
+            method,
+            params: raw_params,
+            response,
+        } = frame;
+        let id = IdField::of_member(id.as_ref());
         let valid_id = match &id {
             IdField::Valid(id) => Some(id),
             _ => None,
         };
-        let Some(method) = obj.get("method") else {
-            if obj.contains_key("result") || obj.contains_key("error") {
+        let Some(method) = method else {
+            if response {
                 log_line("ignored a response from the client (this server sends no requests)");
                 return Reply::None;
             }
@@ -169,7 +185,7 @@ impl Session {
                     .into_frame(valid_id),
             );
         };
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
             return Reply::Now(
                 RequestError::invalid_request("Invalid Request: \"jsonrpc\" must be \"2.0\"")
                     .into_frame(valid_id),
