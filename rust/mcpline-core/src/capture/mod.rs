@@ -49,12 +49,14 @@
 //! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over without any
 //! `dup2`, the new call's bytes starting where the last call's ended (the file is emptied, with
 //! one `ftruncate`, only once it holds more than 64 KiB and nothing reads its bytes any more).
-//! Calls run back to back thus cost two `fstat` and one `lseek` each, plus one `pread` of the
-//! file's first byte when the call printed (see below). The `fstat`s check that fds 1 and 2
-//! still reach the capture file, and give its size: a tool that pointed them at its own log or
-//! closed them gets them restored instead, so the next call's output never follows them there.
-//! The `lseek` at the next `begin` finds bytes written between calls, which belong to no call
-//! and go to the log. The server calls [`settle`] before it waits for work, which points them
+//! Calls run back to back thus cost two `fcntl` and two `lseek` each on Linux (elsewhere two
+//! `fstat` and one `lseek`), plus one `pread` of the file's first byte when the call printed
+//! (see below). When the call ends, the cell checks that fds 1 and 2 still reach the capture
+//! file (on Linux a mark on its open file description, read back with `F_GETSIG`; elsewhere
+//! its identity) and reads its size: a tool that pointed them at its own log or closed them
+//! gets them restored instead, so the next call's output never follows them there. The `lseek`
+//! at the next `begin` finds bytes written between calls, which belong to no call and go to
+//! the log. The server calls [`settle`] before it waits for work, which points them
 //! home (the `dup2` pair the finish saved), so nothing written between calls waits in a parked
 //! file. The cell keeps this state explicitly (`Streams`: idle, capturing, parked); callers only
 //! see `begin`, `finish` and `settle`.
@@ -399,12 +401,28 @@ fn file_len(mut file: &File) -> io::Result<u64> {
 
 /// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
 /// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
-/// Answers the file's size when they do (read by the same `fstat`, so no `lseek` is needed).
+/// Answers the file's size when they do.
+///
+/// On Linux the capture file's open file description carries a mark (`sys::mark`) that fds 1
+/// and 2 read back with one `fcntl` each, and the size comes from one `lseek`: 470 ns here,
+/// against 710 ns for two `fstat`. Only the current capture file can be behind a marked fd 1
+/// or 2: older ones are reachable through the cell's own close-on-exec descriptors alone.
+/// Elsewhere an `fstat` of each gives its identity, and the size with it.
 fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
-    let id = newest.or_else(|| sys::file_id(file).ok())?;
-    let (out, len) = sys::fd_file(STDOUT)?;
-    let (err, _) = sys::fd_file(STDERR)?;
-    (out == id && err == id).then_some(len)
+    #[cfg(target_os = "linux")]
+    {
+        let _ = newest;
+        (sys::is_marked(STDOUT) && sys::is_marked(STDERR))
+            .then(|| file_len(file).ok())
+            .flatten()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let id = newest.or_else(|| sys::file_id(file).ok())?;
+        let (out, len) = sys::fd_file(STDOUT)?;
+        let (err, _) = sys::fd_file(STDERR)?;
+        (out == id && err == id).then_some(len)
+    }
 }
 
 /// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh
@@ -425,6 +443,9 @@ fn capture_file(
         })?,
     };
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
+    // Without the mark a capture never parks (see `still_on`); it still captures.
+    #[cfg(target_os = "linux")]
+    let _ = sys::mark(&file);
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
     (&file)

@@ -245,9 +245,13 @@ pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
 }
 
 /// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed.
+/// (Linux checks fds 1 and 2 with a mark instead: see [`is_marked`].)
+#[cfg(not(target_os = "linux"))]
 pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    if fstat(fd, &mut stat) != 0 {
+    // SAFETY: fstat writes one `struct stat` into `stat`, a live value of that type; a closed
+    // `fd` yields EBADF and writes nothing.
+    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } != 0 {
         return None;
     }
     // SAFETY: fstat succeeded, so it initialised the whole struct.
@@ -261,25 +265,6 @@ pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
         ino: u64::from(stat.st_ino),
     };
     Some((id, u64::try_from(stat.st_size).unwrap_or(0)))
-}
-
-/// `fstat(2)`. On x86-64 Linux the `fstat` system call itself: glibc's `fstat` goes through
-/// `fstatat(fd, "", AT_EMPTY_PATH)`, which costs about a fifth more, and parking pays two per
-/// tool call. Elsewhere libc's.
-fn fstat(fd: RawFd, stat: &mut std::mem::MaybeUninit<libc::stat>) -> i64 {
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
-        // SAFETY: SYS_fstat writes one kernel `struct stat` into `stat`, a live value of libc's
-        // `stat`, which on x86-64 Linux has the kernel's layout; a closed `fd` yields EBADF and
-        // writes nothing.
-        unsafe { libc::syscall(libc::SYS_fstat, fd, stat.as_mut_ptr()) }
-    }
-    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-    {
-        // SAFETY: fstat writes one `struct stat` into `stat`, a live value of that type; a
-        // closed `fd` yields EBADF and writes nothing.
-        i64::from(unsafe { libc::fstat(fd, stat.as_mut_ptr()) })
-    }
 }
 
 /// A fresh anonymous in-memory file (`memfd_create`, close-on-exec) for a capture: no disk, no
@@ -344,6 +329,39 @@ pub(crate) fn set_append(file: &File) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The signal number the capture cell sets on the open file description of each capture file
+/// (`F_SETSIG`), so that one `fcntl` per descriptor tells whether fds 1 and 2 still share it.
+/// No signal is ever sent: nothing opens these files for signal-driven I/O (`O_ASYNC`).
+#[cfg(target_os = "linux")]
+const MARK: libc::c_int = 60;
+/// `F_SETSIG` and `F_GETSIG` from Linux's `<fcntl.h>` (the same on every architecture; the
+/// `libc` crate does not export them).
+#[cfg(target_os = "linux")]
+const F_SETSIG: libc::c_int = 10;
+#[cfg(target_os = "linux")]
+const F_GETSIG: libc::c_int = 11;
+
+/// Marks the open file description of `file` (see [`MARK`]): every descriptor sharing it, fds 1
+/// and 2 pointed at it with `dup2` included, reads the mark back.
+#[cfg(target_os = "linux")]
+pub(crate) fn mark(file: &File) -> io::Result<()> {
+    // SAFETY: F_SETSIG sets one integer of the open file description `file` keeps open; no
+    // memory is passed.
+    if unsafe { libc::fcntl(file.as_raw_fd(), F_SETSIG, MARK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether descriptor `fd` is open on a marked open file description (see [`mark`]). A file a
+/// tool opened, or a closed descriptor, is not: only the capture cell marks, and only its own.
+#[cfg(target_os = "linux")]
+pub(crate) fn is_marked(fd: RawFd) -> bool {
+    // SAFETY: F_GETSIG reads one integer of the open file description behind `fd` (or fails
+    // with EBADF when `fd` is closed); no memory is passed.
+    unsafe { libc::fcntl(fd, F_GETSIG) == MARK }
 }
 
 /// Points standard descriptor `fd` at the capture file.
