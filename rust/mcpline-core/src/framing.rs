@@ -31,9 +31,13 @@ pub enum Inbound {
 /// Splits a byte stream into frames.
 pub struct LineReader<R> {
     inner: R,
+    /// Zeroed once as it grows and then reused: the input lies in `buf[start..end]`, and what
+    /// follows `end` is room for the next read (zeroing 64 KiB before every read cost more
+    /// than a lone request's parse).
     buf: Vec<u8>,
     start: usize,
-    /// No newline in `buf[start..searched]` (a hint: used clamped to `start..=buf.len()`, and
+    end: usize,
+    /// No newline in `buf[start..searched]` (a hint: used clamped to `start..=end`, and
     /// reset whenever the buffer is cleared or shifted).
     searched: usize,
     max_line: usize,
@@ -45,8 +49,9 @@ impl<R: Read> LineReader<R> {
     pub fn new(inner: R, max_line: usize) -> Self {
         Self {
             inner,
-            buf: Vec::with_capacity(64 * 1024),
+            buf: Vec::new(),
             start: 0,
+            end: 0,
             searched: 0,
             max_line: max_line.max(1),
             eof: false,
@@ -59,9 +64,9 @@ impl<R: Read> LineReader<R> {
     /// Returns the underlying read error (interrupted reads are retried).
     pub fn next_frame(&mut self) -> io::Result<Option<Inbound>> {
         let mut skipping: Option<(u64, Vec<u8>)> = None;
-        let mut scanned = self.searched.clamp(self.start, self.buf.len());
+        let mut scanned = self.searched.clamp(self.start, self.end);
         loop {
-            if let Some(pos) = memchr(b'\n', &self.buf[scanned..]).map(|p| p + scanned) {
+            if let Some(pos) = memchr(b'\n', &self.buf[scanned..self.end]).map(|p| p + scanned) {
                 let line_start = self.start;
                 self.start = pos + 1;
                 if let Some((dropped, head)) = skipping.take() {
@@ -83,9 +88,9 @@ impl<R: Read> LineReader<R> {
                 scanned = self.start;
                 continue;
             }
-            scanned = self.buf.len();
+            scanned = self.end;
             self.searched = scanned;
-            let pending = self.buf.len() - self.start;
+            let pending = self.end - self.start;
             if pending > self.max_line {
                 // Too long already: keep the head once, drop the rest until the newline.
                 let entry = skipping.get_or_insert_with(|| {
@@ -95,30 +100,22 @@ impl<R: Read> LineReader<R> {
                     )
                 });
                 entry.0 += pending as u64;
-                self.buf.clear();
-                self.start = 0;
-                self.searched = 0;
+                self.clear();
                 scanned = 0;
             }
             if self.eof {
-                let rest = &self.buf[self.start..];
+                let rest = &self.buf[self.start..self.end];
                 if let Some((dropped, head)) = skipping.take() {
                     let len = dropped + rest.len() as u64;
-                    self.buf.clear();
-                    self.start = 0;
-                    self.searched = 0;
+                    self.clear();
                     return Ok(Some(Inbound::Oversized { len, head }));
                 }
                 let line = clean(rest).map(<[u8]>::to_vec);
-                self.buf.clear();
-                self.start = 0;
-                self.searched = 0;
+                self.clear();
                 return Ok(line.map(Inbound::Line));
             }
-            if self.start == self.buf.len() {
-                self.buf.clear();
-                self.start = 0;
-                self.searched = 0;
+            if self.start == self.end {
+                self.clear();
                 scanned = 0;
             }
             self.fill()?;
@@ -129,21 +126,21 @@ impl<R: Read> LineReader<R> {
     /// line or the end of input is buffered, or the buffered part of a line is already over the
     /// cap (the rest is then read and dropped up to the newline).
     pub(crate) fn ready(&mut self) -> bool {
-        let from = self.searched.clamp(self.start, self.buf.len());
-        if let Some(at) = memchr(b'\n', &self.buf[from..]) {
+        let from = self.searched.clamp(self.start, self.end);
+        if let Some(at) = memchr(b'\n', &self.buf[from..self.end]) {
             self.searched = from + at;
             return true;
         }
         // Only what arrives next is searched next time (a long line costs one pass, not one
         // pass per read).
-        self.searched = self.buf.len();
-        self.eof || self.buf.len() - self.start > self.max_line
+        self.searched = self.end;
+        self.eof || self.end - self.start > self.max_line
     }
 
     /// Whether any bytes of a next line are buffered.
     #[cfg(unix)]
     pub(crate) fn has_pending(&self) -> bool {
-        self.start < self.buf.len()
+        self.start < self.end
     }
 
     /// The input being framed.
@@ -155,46 +152,48 @@ impl<R: Read> LineReader<R> {
     /// Reads once (whatever is available) into the buffer.
     #[cfg(unix)]
     pub(crate) fn fill_once(&mut self) -> io::Result<()> {
-        if self.start == self.buf.len() {
-            self.buf.clear();
-            self.start = 0;
-            self.searched = 0;
+        if self.start == self.end {
+            self.clear();
         }
         self.fill()
     }
 
     fn compact(&mut self) {
-        if self.start == self.buf.len() {
-            self.buf.clear();
-            self.start = 0;
-            self.searched = 0;
-        } else if self.start > 32 * 1024 && self.start * 2 > self.buf.len() {
-            self.buf.drain(..self.start);
+        if self.start == self.end {
+            self.clear();
+        } else if self.start > 32 * 1024 && self.start * 2 > self.end {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.searched = self.searched.saturating_sub(self.start);
             self.start = 0;
         }
     }
 
     fn fill(&mut self) -> io::Result<()> {
-        let len = self.buf.len();
         let want = 64 * 1024;
-        self.buf.resize(len + want, 0);
+        if self.buf.len() < self.end + want {
+            self.buf.resize(self.end + want, 0);
+        }
         loop {
-            match self.inner.read(&mut self.buf[len..]) {
+            match self.inner.read(&mut self.buf[self.end..self.end + want]) {
                 Ok(n) => {
-                    self.buf.truncate(len + n);
+                    self.end += n;
                     if n == 0 {
                         self.eof = true;
                     }
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.buf.truncate(len);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Forgets the buffered input (the buffer's room is kept).
+    fn clear(&mut self) {
+        self.start = 0;
+        self.end = 0;
+        self.searched = 0;
     }
 }
 
