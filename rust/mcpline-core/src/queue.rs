@@ -40,8 +40,19 @@ struct QueueState<J> {
     /// run. (Whoever reads holds the input while handling the frame, so frames are handled in
     /// the order they arrived whichever thread read them.)
     worker_reads: bool,
-    /// The worker runs a call while it still holds the turn (lent; see [`Turn::lend`]).
+    /// The worker runs a call while it still holds the turn (lent; see [`JobQueue::pop`]).
     lent: bool,
+    /// How many calls ran on a lent turn: names the call an alarm was armed for.
+    lends: u64,
+    /// The alarm is armed, for the lent call with this number (or for the wait after it). It is
+    /// armed only when it is not already: a client sending one request at a time costs one
+    /// timer setting per alarm period, not two per call.
+    alarm_for: Option<u64>,
+    /// The worker waits for input with fds 1 and 2 still parked: when the alarm rings first,
+    /// the worker is woken to settle them.
+    settle_wanted: bool,
+    /// The alarm rang while the worker waited parked: it settles before it waits again.
+    settle_due: bool,
     /// The reader thread is waiting for input.
     reader_waiting: bool,
 }
@@ -51,13 +62,15 @@ pub(crate) trait Turn {
     /// Interrupts the reader thread's wait (for input, or for the turn to come back).
     fn wake_reader(&self);
 
-    /// The worker starts a call while holding the turn: arms the alarm that returns the turn to
-    /// the reader thread if the call runs long, and answers true; false when the turn must go
-    /// back at once (no alarm here, or the client is pipelining and the reader should read on).
-    fn lend(&self) -> bool;
+    /// Interrupts the worker's wait for input (to settle parked streams).
+    fn wake_worker(&self);
 
-    /// The call ended before the alarm: disarms it.
-    fn take_back(&self);
+    /// Whether the worker may keep the turn while it runs a call: false when it must go back at
+    /// once (no alarm here, or the client is pipelining and the reader should read on).
+    fn can_lend(&self) -> bool;
+
+    /// Sets the alarm the reader thread waits on to ring once, one lending period from now.
+    fn arm(&self);
 }
 
 /// What the reader thread should do about the turn.
@@ -95,6 +108,10 @@ impl<J: Queued> JobQueue<J> {
                 pushers: 0,
                 worker_reads: false,
                 lent: false,
+                lends: 0,
+                alarm_for: None,
+                settle_wanted: false,
+                settle_due: false,
                 reader_waiting: false,
             }),
             changed: Condvar::new(),
@@ -177,18 +194,26 @@ impl<J: Queued> JobQueue<J> {
     /// itself: when it has nothing to run and the reader thread is only waiting for input, the
     /// worker takes the reading turn (interrupting the reader's wait) and gets
     /// [`Popped::Read`]. A lone request then goes from the input to its response on one thread.
-    /// The worker keeps the turn while it runs the call, lent ([`Turn::lend`]): the reader
-    /// thread takes it back when the call runs long ([`JobQueue::reclaim_lent_turn`]), so pings
-    /// and cancellations are read while a call runs, and a quick call wakes nobody.
+    /// The worker keeps the turn while it runs the call, lent: the reader thread takes it back
+    /// when the call runs long ([`JobQueue::alarm_rang`]), so pings and cancellations are read
+    /// while a call runs, and a quick call wakes nobody.
     pub(crate) fn pop(&self, poll: Option<Duration>, turn: Option<&dyn Turn>) -> Popped<J> {
         let mut st = lock(&self.state);
         loop {
             if let Some(job) = st.jobs.pop_front() {
                 st.running = Some(Arc::clone(job.flags()));
                 st.idle = false;
+                // A call starts: the streams are its business now.
+                st.settle_wanted = false;
+                st.settle_due = false;
                 if st.worker_reads {
-                    if turn.is_some_and(Turn::lend) {
+                    if let Some(turn) = turn.filter(|turn| turn.can_lend()) {
                         st.lent = true;
+                        st.lends += 1;
+                        if st.alarm_for.is_none() {
+                            st.alarm_for = Some(st.lends);
+                            turn.arm();
+                        }
                     } else {
                         st.worker_reads = false;
                         if let Some(turn) = turn {
@@ -208,13 +233,9 @@ impl<J: Queued> JobQueue<J> {
             let was_busy = !st.idle;
             st.running = None;
             st.idle = true;
-            if st.lent {
-                // The call ended before the alarm: the worker reads on.
-                st.lent = false;
-                if let Some(turn) = turn {
-                    turn.take_back();
-                }
-            }
+            // A lent call ended before the alarm took the turn back: the worker reads on (the
+            // alarm stays set; when it rings it finds nothing to do, or a later call).
+            st.lent = false;
             if was_busy && (st.waiters > 0 || st.pushers > 0) {
                 self.changed.notify_all();
             }
@@ -255,14 +276,51 @@ impl<J: Queued> JobQueue<J> {
         }
     }
 
-    /// The alarm of a lent turn went off: if the worker is still running that call, the reader
-    /// thread takes the turn back.
-    pub(crate) fn reclaim_lent_turn(&self) {
+    /// The reader thread's alarm rang (or its wait was interrupted). A call that has held the
+    /// lent turn since the alarm was armed has run a whole period: the reader thread takes the
+    /// turn back. A call lent since then gets a period of its own (so a long call waits at most
+    /// two periods to lose the turn). A worker waiting for input with fds 1 and 2 still parked
+    /// is woken to settle them.
+    pub(crate) fn alarm_rang(&self, turn: &dyn Turn) {
         let mut st = lock(&self.state);
+        let armed_for = st.alarm_for.take();
         if st.lent {
-            st.lent = false;
-            st.worker_reads = false;
+            if armed_for == Some(st.lends) {
+                st.lent = false;
+                st.worker_reads = false;
+            } else {
+                st.alarm_for = Some(st.lends);
+                turn.arm();
+            }
+        } else if st.settle_wanted {
+            st.settle_wanted = false;
+            st.settle_due = true;
+            turn.wake_worker();
         }
+    }
+
+    /// The worker is about to wait for input with fds 1 and 2 parked on the last call's capture
+    /// file. True when they may stay parked for now (another request is likely to follow at
+    /// once, and settling and parking again costs four `dup2`): the alarm is then set, and when
+    /// it rings before a call starts, the worker is woken and this answers false.
+    pub(crate) fn defer_settle(&self, turn: &dyn Turn) -> bool {
+        let mut st = lock(&self.state);
+        if std::mem::take(&mut st.settle_due) || !turn.can_lend() {
+            return false;
+        }
+        st.settle_wanted = true;
+        if st.alarm_for.is_none() {
+            st.alarm_for = Some(st.lends);
+            turn.arm();
+        }
+        true
+    }
+
+    /// Whether the worker, about to look for work, may have to wait on the queue (no job queued,
+    /// and the reader thread holds the input).
+    pub(crate) fn may_wait(&self) -> bool {
+        let st = lock(&self.state);
+        st.jobs.is_empty() && !st.worker_reads
     }
 
     /// Whether the worker holds the reading turn (the reader thread then stands aside).
@@ -382,5 +440,163 @@ impl<J: Queued> JobQueue<J> {
         for job in queued {
             job.flags().cancel_unordered();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::sync::Arc;
+
+    use super::{JobQueue, Popped, Queued, ReaderTurn, Turn};
+    use crate::flags::CallFlags;
+
+    struct Job(Arc<CallFlags>);
+
+    impl Queued for Job {
+        fn flags(&self) -> &Arc<CallFlags> {
+            &self.0
+        }
+    }
+
+    fn job() -> Job {
+        Job(Arc::new(CallFlags::default()))
+    }
+
+    /// Counts what the queue asks of the threads and the alarm.
+    #[derive(Default)]
+    struct Counted {
+        pipelining: Cell<bool>,
+        arms: Cell<u32>,
+        reader_wakes: Cell<u32>,
+        worker_wakes: Cell<u32>,
+    }
+
+    impl Turn for Counted {
+        fn wake_reader(&self) {
+            self.reader_wakes.set(self.reader_wakes.get() + 1);
+        }
+        fn wake_worker(&self) {
+            self.worker_wakes.set(self.worker_wakes.get() + 1);
+        }
+        fn can_lend(&self) -> bool {
+            !self.pipelining.get()
+        }
+        fn arm(&self) {
+            self.arms.set(self.arms.get() + 1);
+        }
+    }
+
+    /// A queue whose idle worker has taken the reading turn.
+    fn worker_reading(turn: &Counted) -> JobQueue<Job> {
+        let queue = JobQueue::new(8);
+        queue.reader_waiting(true);
+        assert!(matches!(queue.pop(None, Some(turn)), Popped::Read));
+        queue.reader_waiting(false);
+        queue
+    }
+
+    /// The worker reads one call and runs it on the lent turn.
+    fn lend_one(queue: &JobQueue<Job>, turn: &Counted) {
+        assert!(queue.push(job()).is_ok());
+        assert!(matches!(queue.pop(None, Some(turn)), Popped::Job(_)));
+    }
+
+    fn reader_may_read(queue: &JobQueue<Job>) -> bool {
+        matches!(queue.reader_turn(), ReaderTurn::Read)
+    }
+
+    #[test]
+    fn quick_calls_on_a_lent_turn_set_the_alarm_once_and_wake_nobody() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        let woken = turn.reader_wakes.get();
+        for _ in 0..100 {
+            lend_one(&queue, &turn);
+            assert!(matches!(queue.pop(None, Some(&turn)), Popped::Read));
+        }
+        assert_eq!(turn.arms.get(), 1);
+        assert_eq!(turn.reader_wakes.get(), woken);
+        assert!(!reader_may_read(&queue));
+    }
+
+    #[test]
+    fn a_call_lent_since_the_alarm_was_set_gives_the_turn_back_when_it_rings() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        lend_one(&queue, &turn);
+        queue.alarm_rang(&turn);
+        assert!(reader_may_read(&queue));
+        assert_eq!(turn.arms.get(), 1);
+    }
+
+    #[test]
+    fn a_call_lent_after_the_alarm_was_set_gets_a_period_of_its_own() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        lend_one(&queue, &turn);
+        assert!(matches!(queue.pop(None, Some(&turn)), Popped::Read));
+        lend_one(&queue, &turn);
+        queue.alarm_rang(&turn);
+        assert!(
+            !reader_may_read(&queue),
+            "the second call has not run a period yet"
+        );
+        assert_eq!(turn.arms.get(), 2);
+        queue.alarm_rang(&turn);
+        assert!(reader_may_read(&queue));
+    }
+
+    #[test]
+    fn an_alarm_that_rings_after_the_lent_call_ended_takes_nothing_back() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        lend_one(&queue, &turn);
+        assert!(matches!(queue.pop(None, Some(&turn)), Popped::Read));
+        queue.alarm_rang(&turn);
+        assert!(!reader_may_read(&queue));
+        assert_eq!(turn.worker_wakes.get(), 0);
+        // The next call sets the alarm afresh.
+        lend_one(&queue, &turn);
+        assert_eq!(turn.arms.get(), 2);
+    }
+
+    #[test]
+    fn a_worker_waiting_with_parked_streams_is_woken_to_settle_them_when_the_alarm_rings() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        assert!(queue.defer_settle(&turn));
+        assert_eq!(turn.arms.get(), 1);
+        queue.alarm_rang(&turn);
+        assert_eq!(turn.worker_wakes.get(), 1);
+        assert!(
+            !queue.defer_settle(&turn),
+            "woken to settle, the worker settles"
+        );
+        assert!(
+            queue.defer_settle(&turn),
+            "settled once; parked again later, it may wait"
+        );
+    }
+
+    #[test]
+    fn a_call_that_starts_first_makes_the_pending_settle_moot() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        assert!(queue.defer_settle(&turn));
+        lend_one(&queue, &turn);
+        queue.alarm_rang(&turn);
+        assert_eq!(turn.worker_wakes.get(), 0);
+    }
+
+    #[test]
+    fn a_pipelining_client_gets_no_lent_turn_and_no_deferred_settle() {
+        let turn = Counted::default();
+        let queue = worker_reading(&turn);
+        turn.pipelining.set(true);
+        lend_one(&queue, &turn);
+        assert!(reader_may_read(&queue));
+        assert_eq!(turn.arms.get(), 0);
+        assert!(!queue.defer_settle(&turn));
     }
 }

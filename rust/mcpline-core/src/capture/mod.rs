@@ -572,6 +572,11 @@ impl Window {
     }
 }
 
+/// Whether a finished capture left fds 1 and 2 parked on its file (see [`settle`]).
+pub(crate) fn is_parked() -> bool {
+    PARKED.load(Ordering::Acquire)
+}
+
 /// Points fds 1 and 2 back at their real targets if a finished capture left them parked on its
 /// file (see [`Capture::finish`]); does nothing otherwise (one atomic load). Call it when no
 /// capture is about to begin: before waiting for work, before running code uncaptured.

@@ -110,19 +110,17 @@ impl Turn for Handoff {
         self.reader.wake();
     }
 
-    fn lend(&self) -> bool {
-        match &self.alarm {
-            Some(alarm) if !self.pipelined.load(Ordering::Relaxed) => {
-                alarm.arm(LEND);
-                true
-            }
-            _ => false,
-        }
+    fn wake_worker(&self) {
+        self.worker.wake();
     }
 
-    fn take_back(&self) {
+    fn can_lend(&self) -> bool {
+        self.alarm.is_some() && !self.pipelined.load(Ordering::Relaxed)
+    }
+
+    fn arm(&self) {
         if let Some(alarm) = &self.alarm {
-            alarm.disarm();
+            alarm.arm(LEND);
         }
     }
 }
@@ -239,8 +237,9 @@ impl Session {
         let turn = self.handoff.as_deref().map(|h| h as &dyn Turn);
         loop {
             // A quiet call may have left fds 1 and 2 parked for the next one; nothing may be
-            // written there while the worker waits.
-            if !self.queue.has_jobs() {
+            // written there while the worker waits for work (reading the input itself, it
+            // decides in `read_as_worker`).
+            if self.queue.may_wait() {
                 let _ = capture::settle();
             }
             let job = match self.queue.pop(poll, turn) {
@@ -291,6 +290,12 @@ impl Session {
         let Some(handoff) = &self.handoff else {
             return false;
         };
+        // A host sending one request at a time sends the next one soon: fds 1 and 2 stay
+        // parked until then, or until the alarm asks for them to be settled (what is written
+        // meanwhile is reported as background output, as between pipelined calls).
+        if capture::is_parked() && !self.queue.defer_settle(handoff.as_ref()) {
+            let _ = capture::settle();
+        }
         // A call the reader thread read and queued just before the worker took the turn must
         // run, not wait behind the worker's wait for input.
         let read = handoff.input.next_frame_or_wake(
@@ -349,7 +354,7 @@ impl Session {
                         ReaderTurn::Read => {}
                         ReaderTurn::Parked => {
                             if park(&handoff.reader, handoff.alarm.as_ref()) == Unparked::Alarm {
-                                self.queue.reclaim_lent_turn();
+                                self.queue.alarm_rang(handoff.as_ref());
                             }
                             continue;
                         }

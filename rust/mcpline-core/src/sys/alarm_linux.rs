@@ -1,5 +1,7 @@
 //! A one-shot timer the reader thread can wait on together with its waker: [`Alarm`]
-//! (`timerfd`). Arming and disarming it wakes nobody; only its expiry does.
+//! (`timerfd`). Arming it wakes nobody; only its expiry does. (Each setting reprograms the
+//! timer hardware, which in a virtual machine costs a trap to the hypervisor: callers set it
+//! rarely, not around every call.)
 #![allow(unsafe_code)]
 
 use std::io;
@@ -26,11 +28,14 @@ impl Alarm {
         Ok(Self(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
+    /// Expires once, `after` from now (a zero `after` is taken as 1 ns), replacing any earlier
+    /// setting.
     #[allow(
         clippy::unnecessary_fallible_conversions,
         reason = "c_long is 32 bits on some targets"
     )]
-    fn set(&self, after: Duration) {
+    pub(crate) fn arm(&self, after: Duration) {
+        let after = after.max(Duration::from_nanos(1));
         let value = libc::itimerspec {
             it_interval: libc::timespec {
                 tv_sec: 0,
@@ -51,16 +56,6 @@ impl Alarm {
                 std::ptr::null_mut(),
             )
         };
-    }
-
-    /// Expires once, `after` from now (which must not be zero), replacing any earlier setting.
-    pub(crate) fn arm(&self, after: Duration) {
-        self.set(after.max(Duration::from_nanos(1)));
-    }
-
-    /// Cancels a pending expiry (and forgets one that already happened).
-    pub(crate) fn disarm(&self) {
-        self.set(Duration::ZERO);
     }
 
     /// Consumes an expiry so the alarm stops reading as ready.

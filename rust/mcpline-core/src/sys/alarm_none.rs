@@ -14,8 +14,6 @@ impl Alarm {
 
     pub(crate) fn arm(&self, _after: std::time::Duration) {}
 
-    pub(crate) fn disarm(&self) {}
-
     #[cfg_attr(not(unix), allow(dead_code, reason = "parking exists on unix only"))]
     pub(crate) fn clear(&self) {}
 }
