@@ -9,7 +9,8 @@
 //!   on Windows) that copies the running call's output to the real stderr before the process
 //!   dies.
 //! - `alarm_linux`: a `timerfd` that gives a lent reading turn back to the reader thread when a
-//!   call runs long (elsewhere the turn goes back at once).
+//!   call runs long, and has a worker that waits with parked streams settle them (elsewhere the
+//!   turn goes back at once, and streams settle before every wait).
 //! - `parent_windows`: a handle to the parent process for the parent-death watch (unix needs no
 //!   shim: `std::os::unix::process::parent_id` is safe).
 
