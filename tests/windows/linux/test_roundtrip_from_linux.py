@@ -6,7 +6,9 @@ to the server's stdin pipe and reads its stdout pipe, where nothing but protocol
 """
 
 import json
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,8 @@ def test_tools_list_describes_every_tool_with_its_input_schema(spawn_windows_ser
         "crash",
         "abort_now",
         "spin",
+        "start_late_writer",
+        "trickle",
     }
     add = tools["add"]["inputSchema"]
     assert add["properties"] == {"a": {"type": "integer"}, "b": {"type": "integer"}}
@@ -327,4 +331,67 @@ def test_a_tool_that_aborts_leaves_what_it_wrote_on_the_real_stderr(
     assert "[call still running at exit] written to fd 2 before the abort" in log.splitlines(), log
     assert ("Fatal Python error: Aborted" in log) == traceback, log
     assert responses_for(server, "gone") == []
+    assert_stdout_is_only_protocol(server)
+
+
+# ----- output that outlives its call, output past the capture cap -----
+
+
+def wait_for_lines(server, lines: set[str], timeout: float = 60.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = server.stderr_text().splitlines()
+        if lines <= set(log):
+            return log
+        time.sleep(0.1)
+    return server.stderr_text().splitlines()
+
+
+def test_a_childs_late_output_reaches_the_log_as_its_calls_without_another_request(
+    spawn_windows_server,
+):
+    server = spawn_windows_server()
+    server.initialize()
+    started = server.request(
+        "start", "tools/call", {"name": "start_late_writer", "arguments": {"tag": "A"}}, timeout=60
+    )
+    assert started["result"]["content"][0]["text"] == "started"
+    label = '[start_late_writer #"start", late] '
+    expected = {f"{label}late from A", f"{label}later from A"}
+    log = wait_for_lines(server, expected)
+    assert expected <= set(log), log
+    # The file the child writes to is never a later call's.
+    later = server.request(2, "tools/call", {"name": "say", "arguments": {"text": "mine"}})
+    assert "late from" not in json.dumps(later), later
+    server.close_stdin()
+    assert server.wait(60) == 0
+    assert_stdout_is_only_protocol(server)
+
+
+def test_a_capture_past_its_cap_moves_its_front_to_the_log_while_the_call_runs(
+    spawn_windows_server,
+):
+    cap = 64 * 1024
+    batches, lines = 30, 1000  # 30 x 14 KB: about 6 caps
+    total = batches * lines
+    server = spawn_windows_server("5", str(cap))
+    server.initialize()
+    server.send_bytes(call_frame("t", "trickle", {"batches": batches, "lines": lines}))
+    response = server.response_to("t", timeout=120)
+    attached = response["result"]["content"][1]["text"]
+    assert attached.endswith(f"line {total - 1:08d}\n"), attached[-200:]
+    hidden = int(re.search(r"\[… (\d+) earlier bytes not shown …\]", attached).group(1))
+    shown = len(attached.split("…]\n", 1)[1].encode())
+    assert hidden + shown == total * len("line 00000000\n"), (hidden, shown)
+    server.close_stdin()
+    assert server.wait(60) == 0
+    label = '[trickle #"t"] '
+    copied = [
+        line[len(label) :] for line in server.stderr_text().splitlines() if line.startswith(label)
+    ]
+    # Every line once, in order: the copy at the end of the call goes on where the watcher's
+    # copies while it ran stopped.
+    numbered = [line for line in copied if line.startswith("line ")]
+    assert numbered == [f"line {n:08d}" for n in range(total)], (len(numbered), copied[:3])
+    assert any(f"passed its cap of {cap} bytes" in line for line in copied), copied[:5]
     assert_stdout_is_only_protocol(server)

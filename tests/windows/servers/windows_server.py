@@ -1,8 +1,8 @@
 """The server of the Windows suite, run by the Windows CPython under wine (tests/windows/run.sh).
 
-``python.exe tests/windows/servers/windows_server.py [EOF_GRACE_SECONDS]`` serves stdio until end
-of input. The Windows-side tests (tests/windows/test_*.py) import its ``server``; the Linux-side
-tests (tests/windows/linux/) start it under wine and talk to it.
+``python.exe tests/windows/servers/windows_server.py [EOF_GRACE_SECONDS [CAPTURE_CAP]]`` serves
+stdio until end of input. The Windows-side tests (tests/windows/test_*.py) import its ``server``;
+the Linux-side tests (tests/windows/linux/) start it under wine and talk to it.
 
 The writers ``write_all`` and ``write_all_then_fail`` run are in writers.py.
 
@@ -23,12 +23,17 @@ Tools:
   violation nothing handles: the process dies).
 - ``abort_now(traceback=False)``: prints a line, writes one to fd 2, turns ``faulthandler`` on
   if ``traceback``, then calls ``os.abort()`` (the C runtime's ``abort()``: the process dies).
+- ``start_late_writer(tag)``: starts a child that, after ``delay`` seconds, prints "late from
+  <tag>" and writes "later from <tag>" to its stderr; answers at once, without waiting for it.
+- ``trickle(batches, lines)`` (``output="result"``): writes ``batches`` x ``lines`` numbered lines
+  ("line 00000000") to fd 2, a batch every 50 ms, then answers "done".
 """
 
 from __future__ import annotations
 
 import faulthandler
 import os
+import subprocess
 import sys
 import time
 
@@ -38,10 +43,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcpline import Cancelled, Context, McplineError, Server, ToolError
 from writers import write_everything
 
-EOF_GRACE = float(sys.argv[1]) if __name__ == "__main__" and len(sys.argv) > 1 else 5.0
+ARGS = sys.argv[1:] if __name__ == "__main__" else []
+EOF_GRACE = float(ARGS[0]) if ARGS else 5.0
+CAPTURE_CAP = int(ARGS[1]) if len(ARGS) > 1 else 64 * 1024 * 1024
 
 
-server = Server("windows", version="1.0.0", eof_grace=EOF_GRACE)
+server = Server("windows", version="1.0.0", eof_grace=EOF_GRACE, capture_cap=CAPTURE_CAP)
 
 
 @server.tool
@@ -150,6 +157,31 @@ def abort_now(traceback: bool = False) -> str:
     if traceback:
         faulthandler.enable()
     os.abort()
+
+
+LATE_CHILD = (
+    "import sys, time; time.sleep(float(sys.argv[2])); "
+    "print('late from ' + sys.argv[1], flush=True); "
+    "sys.stderr.write('later from ' + sys.argv[1] + '\\n'); sys.stderr.flush()"
+)
+
+
+@server.tool
+def start_late_writer(tag: str, delay: float = 1.0) -> str:
+    """Start a child that writes to stdout and stderr after `delay` seconds; do not wait."""
+    subprocess.Popen([sys.executable, "-c", LATE_CHILD, tag, str(delay)])
+    return "started"
+
+
+@server.tool(output="result")
+def trickle(batches: int, lines: int) -> str:
+    """Write batches*lines numbered lines to fd 2, a batch every 50 ms."""
+    n = 0
+    for _ in range(batches):
+        os.write(2, "".join(f"line {n + i:08d}\n" for i in range(lines)).encode())
+        n += lines
+        time.sleep(0.05)
+    return "done"
 
 
 if __name__ == "__main__":

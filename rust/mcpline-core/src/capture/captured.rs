@@ -263,8 +263,8 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<us
     std::os::unix::fs::FileExt::read_at(file, buf, offset)
 }
 
-/// Positional read. On Windows this moves the file pointer, which only matters to a child that
-/// outlived its capture and still writes to it.
+/// Positional read. On Windows this moves the file pointer of the cell's own handle, which no
+/// writer uses: fds 1 and 2 write through an append-only open of their own.
 #[cfg(windows)]
 pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, offset)

@@ -26,8 +26,6 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Write};
-#[cfg(windows)]
-use std::io::{Seek, SeekFrom};
 use std::sync::Arc;
 
 use super::{BASE, Captured, file_len, goes_on_at, kept_base};
@@ -81,20 +79,13 @@ impl Finished {
 }
 
 /// Empties a capture file for its next use: down to its NUL first byte ([`BASE`], put back if a
-/// truncating open replaced it), and the shared position just after it (writers that do not
-/// append, on Windows, go on from there).
+/// truncating open replaced it). Its writers append (unix: the file is opened so; Windows: fds 1
+/// and 2 hold an append-only open), so they go on at the new end.
 pub(super) fn empty(file: &File) -> io::Result<()> {
     if !kept_base(file) {
         file.set_len(0)?;
     }
-    file.set_len(BASE)?;
-    // Unix writers append (the file is opened so): their position needs no reset.
-    #[cfg(windows)]
-    {
-        let mut file = file;
-        file.seek(SeekFrom::Start(BASE))?;
-    }
-    Ok(())
+    file.set_len(BASE)
 }
 
 /// The files of finished calls the cell keeps: the last few, and those being followed.

@@ -138,10 +138,9 @@ const BASE: u64 = 1;
 const REFILL_AT: u64 = 64 * 1024;
 
 /// Whether the next capture can go on in a file of `len` bytes as it is (see [`REFILL_AT`])
-/// rather than empty it first, given that its first byte is intact. Not on Windows once the
-/// file holds bytes: reading them there moved the position the next call would write at.
+/// rather than empty it first, given that its first byte is intact.
 fn goes_on_at(len: u64) -> bool {
-    len == BASE || (!cfg!(windows) && (BASE..=REFILL_AT).contains(&len))
+    (BASE..=REFILL_AT).contains(&len)
 }
 
 /// What the cell was doing, for [`CaptureError::Descriptor`].
@@ -391,10 +390,11 @@ fn save(fd: i32, action: &'static str) -> Result<sys::SavedFd, CaptureError> {
         })
 }
 
-/// The size of a capture file, by seeking its (shared) offset to the end.
+/// The size of a capture file, by seeking its offset to the end.
 ///
 /// Cheaper than `metadata()` (one `lseek` instead of a `statx`, paid twice per tool call), and
-/// harmless: fds 1 and 2 share this offset, and the next write belongs at the end anyway.
+/// harmless: on unix fds 1 and 2 share this offset but append, and on Windows they write
+/// through an append-only open of their own.
 fn file_len(mut file: &File) -> io::Result<u64> {
     file.seek(SeekFrom::End(0))
 }
@@ -437,7 +437,7 @@ fn capture_file(
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,
-        None => tempfile::tempfile().map_err(|source| CaptureError::TempFile {
+        None => sys::temp_file().map_err(|source| CaptureError::TempFile {
             dir: std::env::temp_dir(),
             source,
         })?,
@@ -462,8 +462,8 @@ fn capture_file(
 }
 
 /// Whether `file` still begins with the byte it was created with ([`BASE`]): not when a
-/// truncating open (`> /dev/stderr` in a child) emptied it since. Not read on Windows (a read
-/// moves the position writers write at), where nothing opens fds 1 and 2 that way.
+/// truncating open (`> /dev/stderr` in a child) emptied it since. Not read on Windows, where
+/// nothing reopens fds 1 and 2 that way.
 fn kept_base(file: &File) -> bool {
     if cfg!(windows) {
         return true;
@@ -566,8 +566,6 @@ impl Window {
         let start = self.start.min(end);
         let seen = Captured::whole(Arc::clone(&self.file), start, end).after(drained);
         let text = seen.tail_text(limit);
-        // Reading moved the shared file pointer on Windows: the tool writes on at the end.
-        let _ = file_len(&self.file);
         Ok((text, end - start))
     }
 }

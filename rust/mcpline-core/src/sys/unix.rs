@@ -289,6 +289,11 @@ pub(crate) const fn anonymous_file() -> Option<File> {
     None
 }
 
+/// A temporary file for a capture where there is no anonymous one, deleted once closed.
+pub(crate) fn temp_file() -> io::Result<File> {
+    tempfile::tempfile()
+}
+
 /// Gives back the room of bytes `..end` of `file` (they read as zeros afterwards; the size and
 /// the offsets of later bytes stay): a hole punched with `fallocate`.
 #[cfg(target_os = "linux")]

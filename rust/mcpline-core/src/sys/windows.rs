@@ -322,10 +322,15 @@ impl Session {
 
     /// `_open_osfhandle`: a binary-mode descriptor that takes ownership of `handle`.
     fn adopt(&self, handle: OwnedHandle) -> io::Result<c_int> {
+        self.adopt_with(handle, 0)
+    }
+
+    /// `_open_osfhandle` with `flags` (binary mode unless they say otherwise).
+    fn adopt_with(&self, handle: OwnedHandle, flags: c_int) -> io::Result<c_int> {
         let raw = handle.into_raw_handle();
-        // SAFETY: on success the CRT owns `raw` (closing the descriptor closes it). Flags 0:
-        // binary mode, like the standard descriptors CPython sets up.
-        let fd = unsafe { (self.crt.open_osfhandle)(raw as isize, 0) };
+        // SAFETY: on success the CRT owns `raw` (closing the descriptor closes it). Without
+        // `_O_TEXT` the mode is binary, like the standard descriptors CPython sets up.
+        let fd = unsafe { (self.crt.open_osfhandle)(raw as isize, flags) };
         if fd < 0 {
             let error = self.error("_open_osfhandle");
             // SAFETY: on failure the CRT did not take `raw`, which we still own; close it.
@@ -419,6 +424,59 @@ pub(crate) fn release_std_handle(fd: c_int) {
         // standard slot or descriptor holds it).
         unsafe { CloseHandle(handle) };
     }
+}
+
+/// A new open of `file`: a file object of its own (so a position of its own) that may only
+/// append, and read the attributes the parking check compares. Writes through it land at the
+/// end of the file, whichever handle of the file was last read or sought.
+fn append_only(file: &File) -> io::Result<OwnedHandle> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        FILE_APPEND_DATA, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ,
+        FILE_SHARE_WRITE, ReOpenFile, SYNCHRONIZE,
+    };
+    // SAFETY: ReOpenFile opens the file behind a handle `file` keeps open during the call and
+    // returns a new, non-inheritable handle that only we own (or INVALID_HANDLE_VALUE).
+    let handle = unsafe {
+        ReOpenFile(
+            file.as_raw_handle(),
+            FILE_APPEND_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+            0,
+        )
+    };
+    if handle == INVALID_HANDLE_VALUE {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `handle` is a fresh handle that only we own.
+    Ok(unsafe { OwnedHandle::from_raw_handle(handle) })
+}
+
+/// A temporary file for a capture, deleted by the system when its last handle closes. Unlike
+/// `tempfile::tempfile` (an exclusive open), it is shared for reading, writing and deleting, so
+/// that fds 1 and 2 can get an append-only open of it ([`file_fd`]).
+pub(crate) fn temp_file() -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt as _;
+    use windows_sys::Win32::Storage::FileSystem::{
+        FILE_ATTRIBUTE_TEMPORARY, FILE_FLAG_DELETE_ON_CLOSE, FILE_SHARE_DELETE, FILE_SHARE_READ,
+        FILE_SHARE_WRITE,
+    };
+    let named = tempfile::Builder::new()
+        .prefix("mcpline-capture-")
+        .make(|path| {
+            File::options()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+                .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
+                .attributes(FILE_ATTRIBUTE_TEMPORARY)
+                .open(path)
+        })?;
+    let (file, path) = named.into_parts();
+    // Not deleted now: a file pending deletion refuses new opens, the append-only one included.
+    // The system deletes it when its last handle closes.
+    let _ = path.keep();
+    Ok(file)
 }
 
 /// A non-inheritable duplicate of `handle`, owned by the caller.
@@ -614,11 +672,16 @@ pub(crate) fn private_file(saved: &SavedFd) -> io::Result<File> {
     duplicate(handle).map(File::from)
 }
 
-/// A CRT descriptor for the capture file (its own handle stays with the `File`).
+/// The CRT's `_O_APPEND`: every `_write` first moves to the end of the file.
+const O_APPEND: c_int = 0x0008;
+
+/// A CRT descriptor for the capture file, to point fds 1 and 2 at: an append-only open of its
+/// own ([`append_only`]), so that reading the file (the capture cap's watcher, late output)
+/// never moves the position the tool and its children write at.
 pub(crate) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
     let session = Session::open()?;
-    let handle = duplicate(file.as_raw_handle())?;
-    let fd = session.adopt(handle)?;
+    let handle = append_only(file)?;
+    let fd = session.adopt_with(handle, O_APPEND)?;
     Ok(FileFd {
         fd,
         _file: PhantomData,
