@@ -2,7 +2,8 @@
 //! `// SAFETY:` comment). Everything above this module is safe Rust.
 //!
 //! - `unix` / `windows`: the descriptor operations of the capture cell (`dup`, `dup2`, flushing
-//!   the C runtime's buffers, private copies of the protocol streams).
+//!   the C runtime's buffers, private copies of the protocol streams); `capture_file_windows`:
+//!   the capture file on Windows (an append-only open of it for fds 1 and 2).
 //! - `wait_unix`: waiting for input that another thread can interrupt (`poll` and a self-pipe),
 //!   so the worker can read requests itself while it has nothing to run.
 //! - `fatal_unix` / `fatal_windows`: a handler for fatal signals (an unhandled-exception filter
@@ -45,6 +46,10 @@ pub(crate) use wait_other::{Unparked, Waker, park};
 mod windows;
 #[cfg(windows)]
 pub(crate) use windows::*;
+#[cfg(windows)]
+mod capture_file_windows;
+#[cfg(windows)]
+pub(crate) use capture_file_windows::*;
 
 #[cfg(windows)]
 mod parent_windows;

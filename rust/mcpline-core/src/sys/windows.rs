@@ -51,7 +51,7 @@ use std::ffi::{c_int, c_void};
 use std::fs::File;
 use std::io;
 use std::marker::PhantomData;
-use std::os::windows::io::{AsRawHandle, FromRawHandle, IntoRawHandle, OwnedHandle};
+use std::os::windows::io::{FromRawHandle, IntoRawHandle, OwnedHandle};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
@@ -211,14 +211,14 @@ extern "C" fn ignore_invalid_parameter(
 /// A stretch of CRT calls on this thread with the invalid-parameter handler silenced, so that
 /// a closed or invalid descriptor is an error return, not a process abort. Restores the previous
 /// handler when dropped. Not `Send`: the handler is per thread.
-struct Session {
+pub(super) struct Session {
     crt: &'static Crt,
     previous: Option<InvalidParameterHandler>,
     _same_thread: PhantomData<*const ()>,
 }
 
 impl Session {
-    fn open() -> io::Result<Self> {
+    pub(super) fn open() -> io::Result<Self> {
         let crt = match CRT.get_or_init(load) {
             Ok(crt) => crt,
             Err(error) => {
@@ -257,7 +257,7 @@ impl Session {
     }
 
     /// The OS handle behind `fd`, or `None` if `fd` is closed or has no handle.
-    fn os_handle(&self, fd: c_int) -> Option<HANDLE> {
+    pub(super) fn os_handle(&self, fd: c_int) -> Option<HANDLE> {
         // SAFETY: _get_osfhandle reads the CRT's descriptor table; a closed or out-of-range `fd`
         // returns -1 (the invalid-parameter handler is silenced by this session).
         let handle = unsafe { (self.crt.get_osfhandle)(fd) };
@@ -284,7 +284,7 @@ impl Session {
 
     /// `_dup2(source, target)`, then points the Win32 standard slot of `target` at the handle
     /// the CRT now holds for it.
-    fn dup2(&self, source: c_int, target: c_int) -> io::Result<()> {
+    pub(super) fn dup2(&self, source: c_int, target: c_int) -> io::Result<()> {
         self.dup2_only(source, target)?;
         self.sync_std_handle(target)
     }
@@ -326,7 +326,7 @@ impl Session {
     }
 
     /// `_open_osfhandle` with `flags` (binary mode unless they say otherwise).
-    fn adopt_with(&self, handle: OwnedHandle, flags: c_int) -> io::Result<c_int> {
+    pub(super) fn adopt_with(&self, handle: OwnedHandle, flags: c_int) -> io::Result<c_int> {
         let raw = handle.into_raw_handle();
         // SAFETY: on success the CRT owns `raw` (closing the descriptor closes it). Without
         // `_O_TEXT` the mode is binary, like the standard descriptors CPython sets up.
@@ -341,7 +341,7 @@ impl Session {
     }
 
     /// `_close(fd)`; errors are ignored (the descriptor is gone either way).
-    fn close(&self, fd: c_int) {
+    pub(super) fn close(&self, fd: c_int) {
         // SAFETY: closes a descriptor this module created and still owns.
         let _ = unsafe { (self.crt.close)(fd) };
     }
@@ -426,59 +426,6 @@ pub(crate) fn release_std_handle(fd: c_int) {
     }
 }
 
-/// A new open of `file`: a file object of its own (so a position of its own) that may only
-/// append, and read the attributes the parking check compares. Writes through it land at the
-/// end of the file, whichever handle of the file was last read or sought.
-fn append_only(file: &File) -> io::Result<OwnedHandle> {
-    use windows_sys::Win32::Storage::FileSystem::{
-        FILE_APPEND_DATA, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ,
-        FILE_SHARE_WRITE, ReOpenFile, SYNCHRONIZE,
-    };
-    // SAFETY: ReOpenFile opens the file behind a handle `file` keeps open during the call and
-    // returns a new, non-inheritable handle that only we own (or INVALID_HANDLE_VALUE).
-    let handle = unsafe {
-        ReOpenFile(
-            file.as_raw_handle(),
-            FILE_APPEND_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-            0,
-        )
-    };
-    if handle == INVALID_HANDLE_VALUE {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `handle` is a fresh handle that only we own.
-    Ok(unsafe { OwnedHandle::from_raw_handle(handle) })
-}
-
-/// A temporary file for a capture, deleted by the system when its last handle closes. Unlike
-/// `tempfile::tempfile` (an exclusive open), it is shared for reading, writing and deleting, so
-/// that fds 1 and 2 can get an append-only open of it ([`file_fd`]).
-pub(crate) fn temp_file() -> io::Result<File> {
-    use std::os::windows::fs::OpenOptionsExt as _;
-    use windows_sys::Win32::Storage::FileSystem::{
-        FILE_ATTRIBUTE_TEMPORARY, FILE_FLAG_DELETE_ON_CLOSE, FILE_SHARE_DELETE, FILE_SHARE_READ,
-        FILE_SHARE_WRITE,
-    };
-    let named = tempfile::Builder::new()
-        .prefix("mcpline-capture-")
-        .make(|path| {
-            File::options()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
-                .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
-                .attributes(FILE_ATTRIBUTE_TEMPORARY)
-                .open(path)
-        })?;
-    let (file, path) = named.into_parts();
-    // Not deleted now: a file pending deletion refuses new opens, the append-only one included.
-    // The system deletes it when its last handle closes.
-    let _ = path.keep();
-    Ok(file)
-}
-
 /// A non-inheritable duplicate of `handle`, owned by the caller.
 fn duplicate(handle: HANDLE) -> io::Result<OwnedHandle> {
     let mut copy: HANDLE = std::ptr::null_mut();
@@ -545,16 +492,6 @@ pub(crate) const fn forked_count() -> u64 {
     0
 }
 
-/// Not implemented on Windows: drained bytes keep their room in the capture file.
-pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
-    Err(io::ErrorKind::Unsupported.into())
-}
-
-/// Windows captures into a temporary file (see the unix half).
-pub(crate) const fn anonymous_file() -> Option<File> {
-    None
-}
-
 /// Writes (part of) `bytes` to CRT descriptor `fd` with `_write`; the count written.
 pub(crate) fn write_fd(fd: c_int, bytes: &[u8]) -> io::Result<usize> {
     let session = Session::open()?;
@@ -589,20 +526,6 @@ impl SavedFd {
 }
 
 impl Drop for SavedFd {
-    fn drop(&mut self) {
-        if let Ok(session) = Session::open() {
-            session.close(self.fd);
-        }
-    }
-}
-
-/// A CRT descriptor of the capture file, to `_dup2` onto fds 1 and 2; closed when dropped.
-pub(crate) struct FileFd<'a> {
-    fd: c_int,
-    _file: PhantomData<&'a File>,
-}
-
-impl Drop for FileFd<'_> {
     fn drop(&mut self) {
         if let Ok(session) = Session::open() {
             session.close(self.fd);
@@ -670,83 +593,4 @@ pub(crate) fn private_file(saved: &SavedFd) -> io::Result<File> {
         return Err(io::Error::other("saved descriptor has no OS handle"));
     };
     duplicate(handle).map(File::from)
-}
-
-/// The CRT's `_O_APPEND`: every `_write` first moves to the end of the file.
-const O_APPEND: c_int = 0x0008;
-
-/// A CRT descriptor for the capture file, to point fds 1 and 2 at: an append-only open of its
-/// own ([`append_only`]), so that reading the file (the capture cap's watcher, late output)
-/// never moves the position the tool and its children write at.
-pub(crate) fn file_fd(file: &File) -> io::Result<FileFd<'_>> {
-    let session = Session::open()?;
-    let handle = append_only(file)?;
-    let fd = session.adopt_with(handle, O_APPEND)?;
-    Ok(FileFd {
-        fd,
-        _file: PhantomData,
-    })
-}
-
-/// A `File` holds an OS handle, not a CRT descriptor: it can never sit on fds 0-2.
-#[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
-pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
-    Ok(file)
-}
-
-/// What an open file is (volume serial number and file index), to tell whether two handles reach
-/// the same one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileId {
-    volume: u32,
-    index: u64,
-}
-
-/// The identity of the file behind `handle`, and its size.
-fn handle_id(handle: HANDLE) -> Option<(FileId, u64)> {
-    use windows_sys::Win32::Storage::FileSystem::{
-        BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle,
-    };
-    let mut info = std::mem::MaybeUninit::<BY_HANDLE_FILE_INFORMATION>::uninit();
-    // SAFETY: writes one BY_HANDLE_FILE_INFORMATION into `info`, a live local of that type;
-    // `handle` is kept open by its owner for the call. Failure (a pipe, a console) writes nothing.
-    if unsafe { GetFileInformationByHandle(handle, info.as_mut_ptr()) } == 0 {
-        return None;
-    }
-    // SAFETY: the call succeeded, so it initialised the whole struct.
-    let info = unsafe { info.assume_init() };
-    let id = FileId {
-        volume: info.dwVolumeSerialNumber,
-        index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
-    };
-    Some((
-        id,
-        (u64::from(info.nFileSizeHigh) << 32) | u64::from(info.nFileSizeLow),
-    ))
-}
-
-/// The identity of `file`.
-pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
-    handle_id(file.as_raw_handle())
-        .map(|(id, _)| id)
-        .ok_or_else(io::Error::last_os_error)
-}
-
-/// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed or
-/// is not a file.
-pub(crate) fn fd_file(fd: c_int) -> Option<(FileId, u64)> {
-    let session = Session::open().ok()?;
-    handle_id(session.os_handle(fd)?)
-}
-
-/// Nothing to do: no path reopens a Windows descriptor's file the way `/dev/stderr` does on
-/// unix, so every write through fds 1 and 2 already goes through the one shared offset.
-#[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
-pub(crate) fn set_append(_file: &File) -> io::Result<()> {
-    Ok(())
-}
-
-/// Points standard descriptor `fd` at the capture file (`_dup2` makes an inheritable copy).
-pub(crate) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
-    Session::open()?.dup2(file.fd, fd)
 }
