@@ -23,6 +23,7 @@ mod calls;
 mod http;
 mod modes;
 mod server;
+mod wire;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -164,7 +165,7 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
             "--url" | "--clients" | "--revision" if !is_http => {
                 return Err(format!("{flag} is an option of the http mode only"));
             }
-            "--url" => url = Some(http::Url::parse(value()?)?),
+            "--url" => url = Some(wire::Url::parse(value()?)?),
             "--clients" => clients = number(flag, value()?)?,
             "--revision" => {
                 value()?.clone_into(&mut revision);
