@@ -34,10 +34,11 @@ pub(crate) fn temp_file() -> io::Result<File> {
                 .attributes(FILE_ATTRIBUTE_TEMPORARY)
                 .open(path)
         })?;
-    let (file, path) = named.into_parts();
-    // Not deleted now: a file pending deletion refuses new opens, the append-only one included.
-    // The system deletes it when its last handle closes.
-    let _ = path.keep();
+    let (file, mut path) = named.into_parts();
+    // Not deleted by name when `path` drops: a file pending deletion refuses new opens, the
+    // append-only one included. (`TempPath::keep` would also reset its attributes, dropping
+    // the temporary hint.) The system deletes it when its last handle closes.
+    path.disable_cleanup(true);
     Ok(file)
 }
 
@@ -106,8 +107,8 @@ pub(crate) fn redirect(fd: c_int, file: &FileFd<'_>) -> io::Result<()> {
     Session::open()?.dup2(file.fd, fd)
 }
 
-/// Nothing to do: no path reopens a Windows descriptor's file the way `/dev/stderr` does on
-/// unix, so every write through fds 1 and 2 already goes through the one shared offset.
+/// Nothing to do: fds 1 and 2 get an append-only open of the file of their own ([`file_fd`]),
+/// so every write through them already lands at its end.
 #[allow(clippy::unnecessary_wraps, reason = "same signature as the unix half")]
 pub(crate) fn set_append(_file: &File) -> io::Result<()> {
     Ok(())
