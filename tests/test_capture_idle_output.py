@@ -1,5 +1,8 @@
-"""While the server waits for the next request, fds 1 and 2 point at the real stderr: what a
-background thread writes between calls reaches the log at once, not when the next call comes."""
+"""While the server waits for the next request, fds 1 and 2 point at the real stderr again
+within a few milliseconds of the last call (until then they stay on its capture file, in case
+another request follows at once, and what lands there goes to the log labelled as background
+output): what a background thread writes between calls reaches the log then, not when the next
+call comes."""
 
 import time
 

@@ -517,6 +517,7 @@ mod tests {
         }
         assert_eq!(turn.arms.get(), 1);
         assert_eq!(turn.reader_wakes.get(), woken);
+        assert_eq!(turn.worker_wakes.get(), 0);
         assert!(!reader_may_read(&queue));
     }
 

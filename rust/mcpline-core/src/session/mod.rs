@@ -492,6 +492,10 @@ impl Session {
                         log_line("the parent process is gone; exiting");
                         me.queue.set_end(ServeEnd::ParentGone);
                         me.abandon_work("the parent process is gone");
+                        // Fds 1 and 2 may still be parked on the last call's file (see
+                        // `read_as_worker`): back first, so that the hook's output and what
+                        // was written since that call reach the real stderr.
+                        let _ = capture::settle();
                         run_exit_hook(me.before_exit.as_ref());
                         capture::salvage(RUNNING_AT_EXIT);
                         let _ = std::io::stderr().flush();
