@@ -257,13 +257,16 @@ pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
     }
     // SAFETY: fstat succeeded, so it initialised the whole struct.
     let stat = unsafe { stat.assume_init() };
+    // The conversion `MetadataExt::dev` and `ino` make (what `file_id` compares against):
+    // `dev_t` is signed on macOS.
     #[allow(
-        clippy::useless_conversion,
+        clippy::cast_sign_loss,
+        clippy::unnecessary_cast,
         reason = "the field types differ between platforms"
     )]
     let id = FileId {
-        dev: u64::from(stat.st_dev),
-        ino: u64::from(stat.st_ino),
+        dev: stat.st_dev as u64,
+        ino: stat.st_ino as u64,
     };
     Some((id, u64::try_from(stat.st_size).unwrap_or(0)))
 }
