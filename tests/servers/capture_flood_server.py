@@ -4,9 +4,10 @@
 answers "done"; the child's output lands in the call's capture file. ``flood_lines(count)``
 (``output="result"``) runs ``seq 1 COUNT >&2``: numbered lines, to check the stderr copy.
 ``trickle(batches, lines, path)`` (``output="result"``) writes numbered lines to fd 2 in
-batches with pauses, notes "written" in ``path`` and waits a little: the capture-cap watcher
-gets to see it grow. ``attach_limit`` is the default made explicit (8 KiB) so the test can bound
-the attached text.
+batches with pauses, so that the capture-cap watcher sees the capture grow; after the watcher's
+next look it notes in ``path`` how much storage the file behind fd 2 holds ("held BYTES") and
+then "written", and waits a little. ``attach_limit`` is the default made explicit (8 KiB) so the
+test can bound the attached text.
 """
 
 import os
@@ -39,15 +40,18 @@ def flood_lines(count: int) -> str:
 
 @server.tool(output="result")
 def trickle(batches: int, lines: int, path: str) -> str:
-    """Write batches*lines numbered lines to fd 2, a batch every 20 ms, then note "written"."""
+    """Write batches*lines numbered lines to fd 2, a batch every 20 ms, then note the storage
+    the capture holds and "written"."""
     n = 0
     for _ in range(batches):
         chunk = "".join(f"line {n + i:08d}\n" for i in range(lines))
         os.write(2, chunk.encode())
         n += lines
         time.sleep(0.02)
+    time.sleep(0.3)  # the watcher's next look
+    held = os.fstat(2).st_blocks * 512
     with open(path, "a", encoding="utf-8") as notes:
-        notes.write("written\n")
+        notes.write(f"held {held}\nwritten\n")
     time.sleep(0.5)
     return "done"
 

@@ -319,8 +319,34 @@ pub(crate) fn release_front(file: &File, end: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Punching holes is only implemented for Linux (elsewhere the drained bytes keep their room).
-#[cfg(not(target_os = "linux"))]
+/// Gives back the room of the whole 4 KiB blocks of bytes `..end` of `file` (they read as
+/// zeros afterwards; the size and the offsets of later bytes stay): a hole punched with
+/// `F_PUNCHHOLE`, which APFS takes in whole blocks only. Other file systems refuse it, and the
+/// drained bytes then keep their room.
+#[cfg(target_os = "macos")]
+pub(crate) fn release_front(file: &File, end: u64) -> io::Result<()> {
+    let blocks = end & !4095;
+    if blocks == 0 {
+        return Ok(());
+    }
+    let range = libc::fpunchhole_t {
+        fp_flags: 0,
+        reserved: 0,
+        fp_offset: 0,
+        fp_length: libc::off_t::try_from(blocks)
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?,
+    };
+    // SAFETY: F_PUNCHHOLE reads one live, initialised fpunchhole_t and only changes the blocks
+    // of the descriptor `file` keeps open.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_PUNCHHOLE, &raw const range) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Punching holes is implemented for Linux and macOS (elsewhere the drained bytes keep their
+/// room).
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
 }
