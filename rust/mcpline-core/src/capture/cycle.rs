@@ -112,7 +112,7 @@ impl Capture {
     /// running calls back to back pays two `fcntl` and two `lseek` per call on Linux (two
     /// `fstat` and one `lseek` elsewhere). Only while fds 1 and 2 still reach the capture file:
     /// if the tool moved or closed them, they are restored as usual.
-    /// [`settle`] ends the parking (the server calls it before it waits for work); whatever
+    /// [`settle`] ends the parking (the server calls it when it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
     ///
     /// A call that shares the capture with others still running leaves fds 1 and 2 where they

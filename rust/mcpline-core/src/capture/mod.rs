@@ -56,9 +56,10 @@
 //! its identity) and reads its size: a tool that pointed them at its own log or closed them
 //! gets them restored instead, so the next call's output never follows them there. The `lseek`
 //! at the next `begin` finds bytes written between calls, which belong to no call and go to
-//! the log. The server calls [`settle`] before it waits for work, which points them
-//! home (the `dup2` pair the finish saved), so nothing written between calls waits in a parked
-//! file. The cell keeps this state explicitly (`Streams`: idle, capturing, parked); callers only
+//! the log. The server calls [`settle`] when it waits for work, which points them home (the
+//! `dup2` pair the finish saved), so nothing written between calls waits long in a parked file:
+//! before it waits on its queue at once, and while it reads the next request itself after at
+//! most a couple of milliseconds (another request usually comes first). The cell keeps this state explicitly (`Streams`: idle, capturing, parked); callers only
 //! see `begin`, `finish` and `settle`.
 //!
 //! Every capture file begins with one NUL byte (`BASE`) that no capture reports. Emptying
@@ -577,7 +578,8 @@ pub(crate) fn is_parked() -> bool {
 
 /// Points fds 1 and 2 back at their real targets if a finished capture left them parked on its
 /// file (see [`Capture::finish`]); does nothing otherwise (one atomic load). Call it when no
-/// capture is about to begin: before waiting for work, before running code uncaptured.
+/// capture is about to begin: when waiting for work (at once, or soon after the wait began),
+/// before running code uncaptured, before the process exits.
 ///
 /// # Errors
 ///

@@ -67,8 +67,9 @@ impl Queued for Job {
     }
 }
 
-/// How long a call may run on a turn lent to the worker before the reader thread takes the turn
-/// back (so a ping or a cancellation waits at most this long to be read).
+/// The period of the lend alarm: a call on a turn lent to the worker runs one to two periods
+/// before the reader thread takes the turn back (so a ping or a cancellation waits about that
+/// long to be read), and parked streams are settled within as long of the worker's wait.
 const LEND: Duration = Duration::from_millis(1);
 
 /// An input that either thread can read (see [`JobQueue::pop`]): a waker for each thread's wait
