@@ -1,7 +1,8 @@
 //! Validation of `tools/call` arguments against a tool's `inputSchema`.
 //!
-//! An [`ArgumentValidator`] is compiled once per tool at registration and then used on every
-//! `tools/call` before the Python tool runs. It checks the arguments with a complete
+//! An [`ArgumentValidator`] is built once per tool at registration (its schema checked then,
+//! compiled then or on the first call, see `compiled`) and then used on every `tools/call`
+//! before the Python tool runs. It checks the arguments with a complete
 //! JSON Schema validator (2020-12 unless the schema's `$schema` names another draft), handles
 //! argument names the schema does not declare (rejected in strict mode, dropped otherwise), and
 //! turns every problem into one short line that a person or a model can act on:
@@ -23,6 +24,7 @@ use jsonschema::Validator;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
+mod compiled;
 mod error;
 mod limits;
 mod messages;
@@ -32,13 +34,13 @@ mod render;
 mod result;
 mod schema;
 
+use compiled::Compiled;
 pub use error::SchemaError;
 use messages::{Problems, unknown_message};
 use names::Declared;
 use refs::NoRemoteRetrieval;
 use render::{Subject, kind_with_article};
 pub use result::ResultValidator;
-use schema::compile;
 
 /// What happens to argument names the schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +66,8 @@ enum UnknownKeys {
 /// rejected in strict mode and silently dropped otherwise; when it allows them explicitly (`true`
 /// or a schema, or likewise `unevaluatedProperties`), they are passed on in both modes.
 pub struct ArgumentValidator {
-    validator: Validator,
+    /// The schema and its validator.
+    compiled: Compiled,
     unknown_keys: UnknownKeys,
     /// Declared argument names in schema order (for messages and suggestions).
     names: Vec<String>,
@@ -74,8 +77,6 @@ pub struct ArgumentValidator {
     patterns: Vec<String>,
     /// Matches a key against `patterns` (same regex dialect as the schema validator).
     pattern_validator: Option<Validator>,
-    /// The schema, for suggestions in nested `additionalProperties` errors.
-    schema: Value,
 }
 
 impl std::fmt::Debug for ArgumentValidator {
@@ -105,7 +106,8 @@ impl ArgumentValidator {
     /// has a local `$ref` that leads nowhere, names an unknown `$schema` dialect or does not
     /// conform to its meta-schema.
     pub fn new(schema: &Value, strict: bool) -> Result<Self, SchemaError> {
-        let (root, validator) = compile(schema)?;
+        let compiled = Compiled::new(schema)?;
+        let root = compiled.root();
 
         let explicitly_allowed = match root.get("additionalProperties") {
             Some(additional) => !is_false_schema(additional),
@@ -146,13 +148,12 @@ impl ArgumentValidator {
         sorted_names.sort_unstable();
 
         Ok(Self {
-            validator,
+            compiled,
             unknown_keys,
             names: declared.names,
             sorted_names,
             patterns: declared.patterns,
             pattern_validator,
-            schema: schema.clone(),
         })
     }
 
@@ -193,10 +194,14 @@ impl ArgumentValidator {
             }
         }
 
-        if unknown.is_empty() && self.validator.is_valid(&arguments) {
+        let validator = self
+            .compiled
+            .validator()
+            .map_err(|error| format!("the tool's inputSchema cannot be used: {error}"))?;
+        if unknown.is_empty() && validator.is_valid(&arguments) {
             return Ok(arguments);
         }
-        Err(self.explain(tool, &arguments, unknown))
+        Err(self.explain(validator, tool, &arguments, unknown))
     }
 
     /// Whether `key` is a declared argument name (a listed property or a pattern match).
@@ -212,9 +217,15 @@ impl ArgumentValidator {
 
     /// Builds the message for arguments that failed: unknown names first, then everything the
     /// schema validator reports, one line each, capped at [`MAX_LINES`].
-    fn explain(&self, tool: &str, arguments: &Value, mut unknown: Vec<String>) -> String {
+    fn explain(
+        &self,
+        validator: &Validator,
+        tool: &str,
+        arguments: &Value,
+        mut unknown: Vec<String>,
+    ) -> String {
         let mut seen_unknown: HashSet<String> = unknown.iter().cloned().collect();
-        let errors = self.validator.iter_errors(arguments).filter(|error| {
+        let errors = validator.iter_errors(arguments).filter(|error| {
             if error.instance_path().is_empty() {
                 if let ValidationErrorKind::AdditionalProperties { unexpected }
                 | ValidationErrorKind::UnevaluatedProperties { unexpected } = error.kind()
@@ -229,7 +240,7 @@ impl ArgumentValidator {
             }
             true
         });
-        let mut problems = Problems::collect(&self.schema, Subject::Arguments, errors);
+        let mut problems = Problems::collect(self.compiled.schema(), Subject::Arguments, errors);
         if !unknown.is_empty() {
             problems.put_first(unknown_message(tool, &unknown, &self.names, &self.patterns));
         }

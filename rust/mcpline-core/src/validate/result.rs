@@ -1,18 +1,17 @@
 //! Validation of a tool's structured result against its `outputSchema`.
 
-use jsonschema::Validator;
 use serde_json::Value;
 
 use super::SchemaError;
+use super::compiled::Compiled;
 use super::messages::Problems;
 use super::render::Subject;
-use super::schema::compile;
 
-/// A tool's compiled result check, built once at registration from its `outputSchema` (the
-/// same validator and the same wording as [`super::ArgumentValidator`]).
+/// A tool's result check, built once at registration from its `outputSchema` (the same
+/// validator, compiled as late, and the same wording as [`super::ArgumentValidator`]).
 pub struct ResultValidator {
-    validator: Validator,
-    schema: Value,
+    /// The schema and its validator.
+    compiled: Compiled,
     /// The schema is `{"result": ...}` around a non-object type: paths inside the result are
     /// reported below `/result`.
     subject: Subject,
@@ -31,17 +30,13 @@ impl ResultValidator {
     ///
     /// [`SchemaError`], as for [`super::ArgumentValidator::new`].
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {
-        let (root, validator) = compile(schema)?;
-        let subject = if is_wrapper(root) {
+        let compiled = Compiled::new(schema)?;
+        let subject = if is_wrapper(compiled.root()) {
             Subject::Wrapped
         } else {
             Subject::Result
         };
-        Ok(Self {
-            validator,
-            schema: schema.clone(),
-            subject,
-        })
+        Ok(Self { compiled, subject })
     }
 
     /// Checks a structured result (`None`: the tool returned none).
@@ -54,13 +49,19 @@ impl ResultValidator {
         let Some(value) = structured else {
             return Err("the tool returned content without a structured result".to_owned());
         };
-        if self.validator.is_valid(value) {
+        let validator = self
+            .compiled
+            .validator()
+            .map_err(|error| format!("the tool's outputSchema cannot be used: {error}"))?;
+        if validator.is_valid(value) {
             return Ok(());
         }
-        let errors = self.validator.iter_errors(value);
-        Err(Problems::collect(&self.schema, self.subject, errors)
-            .into_message()
-            .unwrap_or_else(|| "the result does not match the tool's outputSchema".to_owned()))
+        let errors = validator.iter_errors(value);
+        Err(
+            Problems::collect(self.compiled.schema(), self.subject, errors)
+                .into_message()
+                .unwrap_or_else(|| "the result does not match the tool's outputSchema".to_owned()),
+        )
     }
 }
 

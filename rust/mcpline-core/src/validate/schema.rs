@@ -1,45 +1,14 @@
-//! What is wrong with a schema the validator cannot use: the root type check and the
-//! translation of compile errors into [`SchemaError`]s that say where and how to fix it.
+//! What is wrong with a schema the validator cannot use: the translation of compile and
+//! meta-schema errors into [`SchemaError`]s that say where and how to fix it.
 
 use jsonschema::error::ValidationErrorKind;
-use jsonschema::{ReferencingError, ValidationError, Validator};
-use serde_json::{Map, Value};
+use jsonschema::{ReferencingError, ValidationError};
+use serde_json::Value;
 
 use super::error::SchemaError;
 use super::messages::reason;
-use super::refs::{NoRemoteRetrieval, check_no_remote_refs, locate_reference};
-use super::render::{Subject, fragment, kind_with_article, short, subject_name, truncate_line};
-
-/// Compiles a tool's object schema (an `inputSchema` or `outputSchema`): its root must be
-/// `{"type": "object", ...}` and it may refer only to itself. Returns the root object too.
-pub(super) fn compile(schema: &Value) -> Result<(&Map<String, Value>, Validator), SchemaError> {
-    let Value::Object(root) = schema else {
-        return Err(SchemaError::NotAnObject {
-            found: kind_with_article(schema),
-        });
-    };
-    check_root_type(root)?;
-    check_no_remote_refs(schema)?;
-    let validator = jsonschema::options()
-        .with_retriever(NoRemoteRetrieval)
-        .build(schema)
-        .map_err(|error| schema_error(schema, &error))?;
-    Ok((root, validator))
-}
-
-/// Requires `"type": "object"` (or `["object"]`) at the root.
-fn check_root_type(root: &Map<String, Value>) -> Result<(), SchemaError> {
-    match root.get("type") {
-        Some(Value::String(t)) if t == "object" => Ok(()),
-        Some(Value::Array(types)) if types.len() == 1 && types[0] == "object" => Ok(()),
-        Some(other) => Err(SchemaError::RootNotObjectType {
-            found: format!("\"type\": {}", short(other)),
-        }),
-        None => Err(SchemaError::RootNotObjectType {
-            found: "no \"type\"".to_owned(),
-        }),
-    }
-}
+use super::refs::locate_reference;
+use super::render::{Subject, fragment, subject_name, truncate_line};
 
 /// Maps a compile error from the schema validator to a [`SchemaError`].
 pub(super) fn schema_error(schema: &Value, error: &ValidationError<'_>) -> SchemaError {

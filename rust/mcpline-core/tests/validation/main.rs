@@ -2,6 +2,7 @@
 //! [`mcpline_core::ResultValidator`]): one module per rule, named by the rule.
 
 // Building a validator from a schema.
+mod compiling_on_first_use_changes_nothing_a_tool_sees;
 mod invalid_schema_is_rejected_with_its_location;
 mod local_defs_refs_resolve;
 mod remote_ref_is_rejected_at_compile_time;
