@@ -3,6 +3,7 @@ and never passed off as a later call's: it reaches the log labelled as late outp
 that started the child."""
 
 import json
+import sys
 import time
 
 import pytest
@@ -11,7 +12,17 @@ from conftest import SERVERS_DIR, call_frame
 SERVER = SERVERS_DIR / "background_server.py"
 
 
-@pytest.mark.parametrize("starter", ["start_quietly", "start_loudly"])
+STARTERS = [
+    "start_quietly",
+    "start_loudly",
+    pytest.param(
+        "start_from_c",
+        marks=pytest.mark.skipif(sys.platform == "win32", reason="no posix_spawn on Windows"),
+    ),
+]
+
+
+@pytest.mark.parametrize("starter", STARTERS)
 def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn, starter):
     server = spawn(SERVER)
     server.initialize()

@@ -1,10 +1,14 @@
 """A server whose tools leave a child process behind that writes after its call ended.
 
 ``start_quietly(tag)`` starts the child and prints nothing; ``start_loudly(tag)`` prints a line
-first. The child writes "late from TAG" to stdout after 0.3 s and "later from TAG" to stderr
-after 0.6 s. ``noisy(tag)`` prints a line (``output="result"``); ``quiet()`` prints nothing.
+first; ``start_from_c(tag)`` (unix) starts it through the C library's ``posix_spawn``, which no
+audit hook or fork handler reports. The child writes "late from TAG" to stdout after 0.3 s and
+"later from TAG" to stderr after 0.6 s. ``noisy(tag)`` prints a line (``output="result"``);
+``quiet()`` prints nothing.
 """
 
+import ctypes
+import os
 import subprocess
 import sys
 
@@ -33,6 +37,26 @@ def start_loudly(tag: str) -> str:
     """Print a line, then leave a child behind."""
     print(f"starting {tag}")
     subprocess.Popen([sys.executable, "-c", CHILD, tag])
+    return "started"
+
+
+@server.tool
+def start_from_c(tag: str) -> str:
+    """Leave a child behind, started by C code; print nothing."""
+    argv = [sys.executable.encode(), b"-c", CHILD.encode(), tag.encode()]
+    env = [f"{k}={v}".encode() for k, v in os.environ.items()]
+    pid = ctypes.c_int()
+    libc = ctypes.CDLL(None, use_errno=True)
+    failed = libc.posix_spawn(
+        ctypes.byref(pid),
+        argv[0],
+        None,
+        None,
+        (ctypes.c_char_p * (len(argv) + 1))(*argv, None),
+        (ctypes.c_char_p * (len(env) + 1))(*env, None),
+    )
+    if failed:
+        raise OSError(failed, os.strerror(failed))
     return "started"
 
 

@@ -7,13 +7,14 @@ use std::fs::File;
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use super::late::{self, Finished};
 use super::overlap::Overlap;
 use super::{
     BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
     STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, goes_on_at, home_err,
-    kept_base, new_member, save, spawns, still_on,
+    kept_base, new_member, save, spawns, started_a_process, still_on,
 };
 use crate::sys;
 /// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
@@ -134,10 +135,11 @@ impl Capture {
             holders: Holders::Shared(overlap),
             drained,
             spawns: before,
+            began,
             ..
         } = &mut cell.streams
         {
-            let spawned = spawns() != *before;
+            let spawned = started_a_process(*before, *began);
             let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
@@ -166,7 +168,11 @@ impl Capture {
             return Ok(captured.after(drained));
         }
         let spawned = match &cell.streams {
-            Streams::Capturing { spawns: before, .. } => spawns() != *before,
+            Streams::Capturing {
+                spawns: before,
+                began,
+                ..
+            } => started_a_process(*before, *began),
             _ => false,
         };
         let parks =
@@ -254,6 +260,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         start,
         drained: start,
         spawns: spawns(),
+        began: Instant::now(),
     });
     Ok(Capture {
         file: Some(file),

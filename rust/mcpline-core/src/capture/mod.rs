@@ -95,6 +95,7 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write as _};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use crate::sync::lock;
 use crate::sys;
@@ -107,6 +108,7 @@ mod late;
 mod overlap;
 mod protect;
 mod real_stderr;
+mod spawns;
 
 pub use captured::Captured;
 pub use cycle::{Capture, write_attributed};
@@ -120,6 +122,8 @@ pub use protect::ProtectedStdio;
 use real_stderr::LateLog;
 pub use real_stderr::write_real_stderr;
 pub(crate) use real_stderr::{RealStderr, real_stderr};
+pub use spawns::note_spawn;
+use spawns::{spawns, started_a_process};
 
 /// Standard input, output and error as C runtime descriptor numbers (the same on both platforms).
 const STDIN: i32 = 0;
@@ -174,6 +178,8 @@ enum Streams {
         drained: u64,
         /// [`spawns`] when the capture began.
         spawns: u64,
+        /// When the capture began.
+        began: Instant,
     },
     /// Still at the file of a finished capture, which the next capture takes over (no `dup2`),
     /// going on after its bytes or emptied (see `goes_on_at`). Only while stdio is protected,
@@ -232,20 +238,6 @@ static CELL: Mutex<Cell> = Mutex::new(Cell {
 static CAPTURING: AtomicBool = AtomicBool::new(false);
 static PARKED: AtomicBool = AtomicBool::new(false);
 static SHARED: AtomicBool = AtomicBool::new(false);
-/// Processes started as reported by the language runtime ([`note_spawn`]).
-static SPAWNS: AtomicU64 = AtomicU64::new(0);
-
-/// Tells the cell that the process started a child process (a language binding calls this for
-/// the ways its runtime starts one; `fork` is counted without it). The running captures' files
-/// are then never reused, since the child may hold them and write there after its call ends.
-pub fn note_spawn() {
-    SPAWNS.fetch_add(1, Ordering::Relaxed);
-}
-
-/// Children started so far, by any route the cell hears of.
-fn spawns() -> u64 {
-    SPAWNS.load(Ordering::Relaxed) + sys::forked_count()
-}
 /// The source of [`new_member`] ids.
 static MEMBERS: AtomicU64 = AtomicU64::new(1);
 

@@ -50,6 +50,12 @@ pub(crate) use windows::*;
 mod capture_file_windows;
 #[cfg(windows)]
 pub(crate) use capture_file_windows::*;
+/// Children a C library starts (`CreateProcess`) are not looked for on Windows: only those
+/// reported through `capture::note_spawn` count.
+#[cfg(windows)]
+pub(crate) const fn has_children() -> bool {
+    false
+}
 
 #[cfg(windows)]
 mod parent_windows;

@@ -88,6 +88,24 @@ pub(crate) fn forked_count() -> u64 {
     FORKED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Whether this process has a child process (running, or ended and not yet waited for), asked
+/// without waiting for or reaping any: catches what no fork handler or language runtime
+/// reports, such as a C library's own `posix_spawn` or `vfork`.
+pub(crate) fn has_children() -> bool {
+    let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
+    // SAFETY: waitid writes at most one siginfo_t into `info`, which lives across the call;
+    // WNOHANG makes it return at once and WNOWAIT leaves every child waitable by its owner.
+    let found = unsafe {
+        libc::waitid(
+            libc::P_ALL,
+            0,
+            info.as_mut_ptr(),
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        )
+    };
+    found == 0
+}
+
 /// Ends this process at once with `code`, running no exit handlers and flushing nothing: for a
 /// forked child whose buffers are copies of its parent's.
 pub(crate) fn exit_now(code: i32) -> ! {

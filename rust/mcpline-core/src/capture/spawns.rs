@@ -1,0 +1,35 @@
+//! Which captures started a process: a child inherits fds 1 and 2 while they point at its
+//! call's capture file and may write there after the call ended, so such a file is never reused
+//! or parked (see `late`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::sys;
+
+/// Processes started as reported by the language runtime ([`note_spawn`]).
+static SPAWNS: AtomicU64 = AtomicU64::new(0);
+
+/// Tells the cell that the process started a child process (a language binding calls this for
+/// the ways its runtime starts one; `fork` is counted without it). The running captures' files
+/// are then never reused, since the child may hold them and write there after its call ends.
+pub fn note_spawn() {
+    SPAWNS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Children started so far, by any route the cell hears of.
+pub(super) fn spawns() -> u64 {
+    SPAWNS.load(Ordering::Relaxed) + sys::forked_count()
+}
+
+/// A C library's `posix_spawn` or `vfork` takes longer than this (the parent waits for the
+/// child's `exec`: 150 µs and more here), so a capture that lasted less cannot have started a
+/// process nobody reported, and its end asks the kernel nothing.
+const SPAWN_TAKES: Duration = Duration::from_micros(50);
+
+/// Whether the capture that began at `began`, when [`spawns`] said `before`, started a
+/// process: one reported, or, if it lasted long enough to start one unreported, a child the
+/// process has now (which may be older: the file is then followed needlessly, never misused).
+pub(super) fn started_a_process(before: u64, began: Instant) -> bool {
+    spawns() != before || (began.elapsed() >= SPAWN_TAKES && sys::has_children())
+}
