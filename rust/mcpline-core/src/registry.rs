@@ -47,7 +47,8 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Registers a tool: the name must follow the naming rule and be new, and the input schema
-    /// (and the output schema of a strict tool) must compile.
+    /// (and the output schema of a strict tool) must be usable (checked now, compiled now or on
+    /// the tool's first call, see `validate`).
     pub(crate) fn add(
         &mut self,
         spec: ToolSpec,
@@ -164,7 +165,7 @@ impl Registry {
         self.templates.iter().find(|t| t.spec.uri() == uri_template)
     }
 
-    /// A tool (or a prompt's runner) with its schemas compiled.
+    /// A tool (or a prompt's runner) with its schemas checked.
     fn compile(
         spec: ToolSpec,
         handler: Arc<dyn ToolHandler>,
