@@ -122,19 +122,25 @@ impl AfterCalls {
     }
 
     /// A file for the next capture, and where the capture's bytes begin in it: the newest
-    /// finished one if nobody wrote to it since its call ended and nobody still reads it
-    /// (emptied once it is large, see `goes_on_at`); `None` otherwise (late output found is
-    /// passed on to `err`).
+    /// finished one if nobody wrote to it since its call ended, its call started no process
+    /// and nobody still reads it (emptied once it is large, see `goes_on_at`); `None`
+    /// otherwise (late output found is passed on to `err` at once, rather than at the
+    /// watcher's next look).
     pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<(Arc<File>, u64)> {
         let newest = self.recent.back()?;
-        if newest.spawned || Arc::strong_count(&newest.file) > 1 {
-            // A process it started may write there yet; or its call's output is still being
-            // read, on another thread.
+        if Arc::strong_count(&newest.file) > 1 {
+            // Its call's output is still being read, on another thread.
             return None;
         }
+        let spawned = newest.spawned;
         let mut newest = self.recent.pop_back()?;
         if newest.pass_on_late(err) {
             self.follow(newest, err);
+            return None;
+        }
+        if spawned {
+            // A process it started may write there yet.
+            self.recent.push_back(newest);
             return None;
         }
         if newest.intact && goes_on_at(newest.end) {
