@@ -70,7 +70,10 @@ def test_defining_a_server_with_plain_tools_imports_no_heavy_standard_module():
         "def tags(items: list[str], counts: dict[str, int]) -> list[str]:\n"
         "    return items\n"
     )
-    heavy = ("typing", "inspect", "dataclasses", "re", "enum", "collections", "signal")
+    heavy = (
+        "typing", "inspect", "dataclasses", "re", "enum", "collections", "signal", "types",
+        "math",
+    )  # fmt: skip
     assert loaded_after(statement, heavy) == []
 
 
@@ -79,7 +82,7 @@ def test_serving_imports_no_heavy_standard_module():
     # paid by every start-up too.
     heavy = (
         "typing", "inspect", "dataclasses", "re", "enum", "collections", "threading", "json",
-        "asyncio",
+        "asyncio", "types", "math",
     )  # fmt: skip
     code = (
         "import sys\n"

@@ -13,9 +13,18 @@ such as ``list[int]`` and unions written ``A | B`` are read directly; only ``typ
 from __future__ import annotations
 
 import sys
-import types
 
-from mcpline._startup import TYPE_CHECKING, inspect, loaded, re, typing
+from mcpline._startup import (
+    TYPE_CHECKING,
+    FunctionType,
+    GenericAlias,
+    MethodType,
+    UnionType,
+    inspect,
+    loaded,
+    re,
+    typing,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -98,11 +107,11 @@ class CallableInfo:
 def _is_plain_function(fn: Any) -> bool:
     """A ``def`` function (or lambda) that no decorator marked: nothing in its ``__dict__`` (no
     ``__wrapped__``, ``__signature__`` or coroutine mark), so its code object tells it all."""
-    return type(fn) is types.FunctionType and not fn.__dict__
+    return type(fn) is FunctionType and not fn.__dict__
 
 
 def _is_coroutine_function(fn: Any) -> bool:
-    target = fn.__func__ if type(fn) is types.MethodType else fn
+    target = fn.__func__ if type(fn) is MethodType else fn
     if _is_plain_function(target):
         return bool(target.__code__.co_flags & _CO_COROUTINE)
     return inspect.iscoroutinefunction(fn)
@@ -146,7 +155,7 @@ def signature(fn: Any) -> tuple[list[Param], Any]:
     A plain function (or a method bound to one) is read from its code object; anything else
     (decorated, partial, builtin, callable object) goes through ``inspect.signature``.
     """
-    bound = type(fn) is types.MethodType
+    bound = type(fn) is MethodType
     target = fn.__func__ if bound else fn
     if not _is_plain_function(target):
         sig = inspect.signature(fn)
@@ -202,10 +211,10 @@ def _parts(tp: Any) -> tuple[Any, tuple[Any, ...]] | None:
     them, for ``None`` and plain classes (``(None, ())``), builtin generics (``list[int]``) and
     ``A | B`` unions; ``None`` for anything else, which only ``typing`` can take apart."""
     kind = type(tp)
-    if kind is types.GenericAlias:
+    if kind is GenericAlias:
         return tp.__origin__, tp.__args__
-    if kind is types.UnionType:
-        return types.UnionType, tp.__args__
+    if kind is UnionType:
+        return UnionType, tp.__args__
     if tp is None or isinstance(tp, type):
         return None, ()
     return None
@@ -214,7 +223,7 @@ def _parts(tp: Any) -> tuple[Any, tuple[Any, ...]] | None:
 def is_plain_class(tp: Any) -> bool:
     """A class that is not a parameterised generic (``list[int]`` passes ``isinstance(type)``
     on Python 3.10)."""
-    return isinstance(tp, type) and not isinstance(tp, types.GenericAlias)
+    return isinstance(tp, type) and not isinstance(tp, GenericAlias)
 
 
 def get_origin(tp: Any) -> Any:
@@ -231,7 +240,7 @@ def get_args(tp: Any) -> tuple[Any, ...]:
 
 def union_origins() -> tuple[Any, ...]:
     """The origins of ``Union[A, B]``/``Optional[A]`` and of ``A | B``."""
-    return (loaded("typing", "Union"), types.UnionType)
+    return (loaded("typing", "Union"), UnionType)
 
 
 def typing_forms(*names: str) -> tuple[Any, ...]:
@@ -260,7 +269,7 @@ def is_plain_json(annotation: Any) -> bool:
     tp_origin, tp_args = parts
     if tp_origin is None:
         return annotation is None or annotation in _JSON_CLASSES
-    return tp_origin in (list, dict, types.UnionType) and all(is_plain_json(a) for a in tp_args)
+    return tp_origin in (list, dict, UnionType) and all(is_plain_json(a) for a in tp_args)
 
 
 _PROBE_CODE = (lambda: None).__code__
@@ -272,7 +281,7 @@ def evaluate(
 ) -> Any:
     """Evaluate a string annotation (and forward references nested in one) the way
     ``typing.get_type_hints`` does for a function defined in the module ``globalns``."""
-    probe = types.FunctionType(_PROBE_CODE, globalns)
+    probe = FunctionType(_PROBE_CODE, globalns)
     probe.__annotations__ = {"x": annotation}
     return typing.get_type_hints(probe, localns=localns, include_extras=True)["x"]
 
@@ -322,7 +331,7 @@ def annotated_description(annotation: Any) -> str | None:
 def format_annotation(annotation: Any) -> str:
     """``annotation`` as error messages show it (builtin classes without importing
     ``inspect``: every tool's declared result type is written once at registration)."""
-    if isinstance(annotation, (types.GenericAlias, types.UnionType)):
+    if isinstance(annotation, (GenericAlias, UnionType)):
         return repr(annotation)  # what inspect.formatannotation writes for these
     if is_plain_class(annotation) and annotation.__module__ == "builtins":
         return str(annotation.__qualname__)

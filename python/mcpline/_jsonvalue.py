@@ -7,9 +7,7 @@ values become strings are in ``_stdtypes``, with their schemas.
 
 from __future__ import annotations
 
-import math
-
-from mcpline._startup import TYPE_CHECKING, abc, dataclasses, loaded
+from mcpline._startup import TYPE_CHECKING, abc, dataclasses, isfinite, loaded
 from mcpline._stdtypes import format_value
 
 if TYPE_CHECKING:
@@ -81,7 +79,7 @@ def _jsonable(value: Any) -> Any:
     if kind in _AS_IS:
         return value
     if kind is float:
-        if math.isfinite(value):
+        if isfinite(value):
             return value
         raise _BadValue(f"float {value!r} is not representable in JSON")
     if kind is dict:

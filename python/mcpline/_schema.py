@@ -11,7 +11,6 @@ Types that refer to themselves go to ``$defs``.
 
 from __future__ import annotations
 
-import math
 import sys
 
 from mcpline._constraints import apply_metadata
@@ -29,7 +28,7 @@ from mcpline._introspect import (
     union_origins,
 )
 from mcpline._jsonvalue import try_jsonable
-from mcpline._startup import TYPE_CHECKING, dataclasses, loaded, re, typing
+from mcpline._startup import TYPE_CHECKING, dataclasses, isfinite, loaded, re, typing
 from mcpline._stdtypes import schema_for
 
 if TYPE_CHECKING:
@@ -110,7 +109,7 @@ def _scalar_json_type(value: Any) -> str | None:
     if isinstance(value, int):
         return "integer"
     if isinstance(value, float):
-        return "number" if math.isfinite(value) else None
+        return "number" if isfinite(value) else None
     if isinstance(value, str):
         return "string"
     return None
