@@ -50,3 +50,28 @@ def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn, s
     label = f'[{starter} #"start", late] '
     assert f"{label}late from A\n" in log, log
     assert f"{label}later from A\n" in log, log
+
+
+def test_a_child_left_by_an_earlier_call_does_not_make_later_calls_count_as_starting_one(spawn):
+    # Calls long enough to start a process, made while a child an earlier call left lives on,
+    # did not start it: were their files all followed as if they had, the first call's file
+    # would be let go (at most 16 are followed) before its child writes there.
+    server = spawn(SERVER)
+    server.initialize()
+    burst = [call_frame("start", "start_quietly", {"tag": "A"})]
+    burst += [call_frame(f"p{n}", "pause", {}) for n in range(30)]
+    server.send_bytes(b"".join(burst))
+    results = [server.recv(10) for _ in burst]
+    deadline = time.monotonic() + 1.2
+    while time.monotonic() < deadline:
+        results.append(server.call("quiet", {}))
+        time.sleep(0.05)
+    server.close_stdin()
+    assert server.wait(10) == 0
+
+    for result in results:
+        assert "late from" not in json.dumps(result), result
+    log = server.stderr_text()
+    label = '[start_quietly #"start", late] '
+    assert f"{label}late from A\n" in log, log
+    assert f"{label}later from A\n" in log, log

@@ -4,13 +4,15 @@
 first; ``start_from_c(tag)`` (unix) starts it through the C library's ``posix_spawn``, which no
 audit hook or fork handler reports. The child writes "late from TAG" to stdout after 0.3 s and
 "later from TAG" to stderr after 0.6 s. ``noisy(tag)`` prints a line (``output="result"``);
-``quiet()`` prints nothing.
+``quiet()`` prints nothing; ``pause()`` prints nothing and takes a millisecond (long enough to
+have started a process).
 """
 
 import ctypes
 import os
 import subprocess
 import sys
+import time
 
 from mcpline import Server
 
@@ -70,6 +72,13 @@ def noisy(tag: str) -> str:
 @server.tool
 def quiet() -> str:
     """Print nothing."""
+    return "ok"
+
+
+@server.tool
+def pause() -> str:
+    """Print nothing; take a millisecond."""
+    time.sleep(0.001)
     return "ok"
 
 

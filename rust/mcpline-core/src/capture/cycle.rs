@@ -78,7 +78,7 @@ impl Capture {
             let Streams::Capturing {
                 file,
                 holders,
-                start: began,
+                start: first_start,
                 ..
             } = &mut cell.streams
             else {
@@ -90,7 +90,7 @@ impl Capture {
                     member: first,
                     label: first_label,
                 } => {
-                    let first = (*first, Arc::clone(first_label), *began);
+                    let first = (*first, Arc::clone(first_label), *first_start);
                     *holders = Holders::Shared(Box::new(Overlap::new(first, (member, label), at)));
                 }
                 Holders::Shared(overlap) => overlap.join(member, label, at),
@@ -139,12 +139,12 @@ impl Capture {
             ..
         } = &mut cell.streams
         {
-            let spawned = started_a_process(*before, *began);
             let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
             let drained = *drained;
             if overlap.running() == 0 {
+                let spawned = started_a_process(*before, *began);
                 cell.end_capture()?;
                 let cell = &mut *cell;
                 cell.after.keep(

@@ -2,7 +2,7 @@
 //! call's capture file and may write there after the call ended, so such a file is never reused
 //! or parked (see `late`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::sys;
@@ -27,9 +27,24 @@ pub(super) fn spawns() -> u64 {
 /// process nobody reported, and its end asks the kernel nothing.
 const SPAWN_TAKES: Duration = Duration::from_micros(50);
 
+/// Whether the process had a child when a capture's end last asked (see
+/// [`started_a_process`]).
+static HAD_CHILDREN: AtomicBool = AtomicBool::new(false);
+
 /// Whether the capture that began at `began`, when [`spawns`] said `before`, started a
-/// process: one reported, or, if it lasted long enough to start one unreported, a child the
-/// process has now (which may be older: the file is then followed needlessly, never misused).
+/// process: one reported, or, if it lasted long enough to start one nobody reported, a child
+/// the process has now and had not when a capture's end last asked. (Captures too short to
+/// start one did not ask, nor could they have started it; a child that was there before, such
+/// as a daemon an earlier call left or a worker started before serving, does not count again.)
+/// Called once per capture, when it ends.
 pub(super) fn started_a_process(before: u64, began: Instant) -> bool {
-    spawns() != before || (began.elapsed() >= SPAWN_TAKES && sys::has_children())
+    if spawns() != before {
+        return true;
+    }
+    if began.elapsed() < SPAWN_TAKES {
+        return false;
+    }
+    let has = sys::has_children();
+    let had = HAD_CHILDREN.swap(has, Ordering::Relaxed);
+    has && !had
 }
