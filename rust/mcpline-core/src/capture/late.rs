@@ -21,9 +21,10 @@
 //! [`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.posix_spawn` ..., and on unix
 //! any call long enough to start one after which the process has a child it had not before,
 //! which catches a C library's own `posix_spawn`) never has its file reused or parked: the
-//! process may write there at any time. Its file is followed instead. So late output is never passed off as another
-//! call's, unless a process nobody reported was started through a child that ended within the
-//! call (a C `system("daemon &")`) and stays silent until a later call reuses the file.
+//! process may write there at any time. Its file is followed instead. So late output is never
+//! passed off as another call's, unless a process nobody reported was started while the process
+//! already had a child, or through a child that ended within the call (a C
+//! `system("daemon &")`), and stays silent until a later call reuses the file.
 
 use std::collections::VecDeque;
 use std::fs::File;
