@@ -45,8 +45,8 @@ pub(super) struct Compiled {
 
 impl Compiled {
     /// Checks a tool's object schema: its root must be `{"type": "object", ...}`, it may refer
-    /// only to itself and it must conform to its meta-schema.
-    pub(super) fn new(schema: &Value) -> Result<Self, SchemaError> {
+    /// only to itself and it must conform to its meta-schema. Returns the root object too.
+    pub(super) fn new(schema: &Value) -> Result<(Self, &Map<String, Value>), SchemaError> {
         let Value::Object(root) = schema else {
             return Err(SchemaError::NotAnObject {
                 found: kind_with_article(schema),
@@ -60,23 +60,16 @@ impl Compiled {
         } else {
             jsonschema::meta::validate(schema).map_err(|error| schema_error(schema, &error))?;
         }
-        Ok(Self {
+        let compiled = Self {
             schema: schema.clone(),
             validator,
-        })
+        };
+        Ok((compiled, root))
     }
 
     /// The schema as given.
     pub(super) const fn schema(&self) -> &Value {
         &self.schema
-    }
-
-    /// The root object of the schema.
-    pub(super) fn root(&self) -> &Map<String, Value> {
-        static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
-        self.schema
-            .as_object()
-            .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
     }
 
     /// The validator, compiled now if it was not yet. It fails only if the validator refuses
@@ -139,7 +132,7 @@ mod tests {
             "properties": {"a": {"type": "integer", "minimum": 0}, "b": {"enum": ["x", "y"]}},
             "required": ["a"]
         });
-        let compiled = Compiled::new(&schema).unwrap();
+        let (compiled, _) = Compiled::new(&schema).unwrap();
         assert!(!compiled.is_compiled());
         let validator = compiled.validator().unwrap();
         assert!(validator.is_valid(&json!({"a": 1})));
@@ -155,7 +148,7 @@ mod tests {
             json!({"type": "object", "patternProperties": {"^x": {}}}),
             json!({"type": "object", "properties": {"a": {"type": "string", "format": "date"}}}),
         ] {
-            assert!(Compiled::new(&schema).unwrap().is_compiled(), "{schema}");
+            assert!(Compiled::new(&schema).unwrap().0.is_compiled(), "{schema}");
         }
     }
 

@@ -106,8 +106,7 @@ impl ArgumentValidator {
     /// has a local `$ref` that leads nowhere, names an unknown `$schema` dialect or does not
     /// conform to its meta-schema.
     pub fn new(schema: &Value, strict: bool) -> Result<Self, SchemaError> {
-        let compiled = Compiled::new(schema)?;
-        let root = compiled.root();
+        let (compiled, root) = Compiled::new(schema)?;
 
         let explicitly_allowed = match root.get("additionalProperties") {
             Some(additional) => !is_false_schema(additional),

@@ -30,8 +30,8 @@ impl ResultValidator {
     ///
     /// [`SchemaError`], as for [`super::ArgumentValidator::new`].
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {
-        let compiled = Compiled::new(schema)?;
-        let subject = if is_wrapper(compiled.root()) {
+        let (compiled, root) = Compiled::new(schema)?;
+        let subject = if is_wrapper(root) {
             Subject::Wrapped
         } else {
             Subject::Result
