@@ -15,12 +15,13 @@ CRASH = SERVERS_DIR / "crash_server.py"
 LABEL = "[call still running at exit] "
 
 
-def crash(spawn, how, *server_args):
+def crash(spawn, how, *server_args, child=False):
     server = spawn(CRASH, *server_args)
     server.initialize()
     assert server.call("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
     # Queued together, the two calls run back to back in the same capture file.
-    server.send_bytes(call_frame(101, "chatter", {}) + call_frame("boom", "crash", {"how": how}))
+    arguments = {"how": how, "child": child}
+    server.send_bytes(call_frame(101, "chatter", {}) + call_frame("boom", "crash", arguments))
     code = server.wait(15)
     return code, server.stderr_text(), server
 
@@ -38,6 +39,21 @@ def test_what_a_call_printed_reaches_stderr_when_it_kills_the_process(spawn, how
     assert f"{LABEL}an earlier call printed this" not in log, log
     # Nothing but protocol frames on stdout, and no answer for the call that died.
     assert all(b'"boom"' not in line for line in server.stdout_lines)
+
+
+def test_what_a_call_printed_after_starting_a_child_reaches_stderr_when_it_kills_the_process(
+    spawn,
+):
+    # Once a call starts a process its output flows through a pipe: what the pipe still holds
+    # when the process dies is copied too, after what reached the capture file.
+    code, log, _ = crash(spawn, "segv", child=True)
+    assert code == -signal.SIGSEGV, (code, log)
+    lines = [line for line in log.splitlines() if line.startswith(LABEL)]
+    assert lines == [
+        f"{LABEL}a child printed this",
+        f"{LABEL}printed before the crash",
+        f"{LABEL}written to fd 2 before the crash",
+    ], log
 
 
 def test_faulthandlers_traceback_reaches_the_real_stderr(spawn):

@@ -16,6 +16,10 @@ STARTERS = [
     "start_quietly",
     "start_loudly",
     pytest.param(
+        "start_through_a_shell",
+        marks=pytest.mark.skipif(sys.platform == "win32", reason="sh and & are POSIX"),
+    ),
+    pytest.param(
         "start_from_c",
         marks=pytest.mark.skipif(sys.platform == "win32", reason="no posix_spawn on Windows"),
     ),
@@ -75,3 +79,24 @@ def test_a_child_left_by_an_earlier_call_does_not_make_later_calls_count_as_star
     label = '[start_quietly #"start", late] '
     assert f"{label}late from A\n" in log, log
     assert f"{label}later from A\n" in log, log
+
+
+def test_late_output_of_many_calls_children_all_reaches_the_log_as_their_calls(spawn):
+    # Twenty calls each leave a child behind that writes after its call ended: none of their
+    # late output is dropped or labelled with another call, however many calls left writers
+    # behind.
+    server = spawn(SERVER)
+    server.initialize()
+    for n in range(20):
+        server.send_bytes(call_frame(f"s{n}", "start_quietly", {"tag": f"T{n}"}))
+        assert server.recv(10)["result"]["content"][0]["text"] == "started"
+    time.sleep(1.0)
+    server.close_stdin()
+    assert server.wait(10) == 0
+
+    log = server.stderr_text()
+    assert "no longer followed" not in log, log
+    for n in range(20):
+        label = f'[start_quietly #"s{n}", late] '
+        assert f"{label}late from T{n}\n" in log, (n, log)
+        assert f"{label}later from T{n}\n" in log, (n, log)

@@ -1,11 +1,12 @@
 """A server whose tools leave a child process behind that writes after its call ended.
 
 ``start_quietly(tag)`` starts the child and prints nothing; ``start_loudly(tag)`` prints a line
-first; ``start_from_c(tag)`` (unix) starts it through the C library's ``posix_spawn``, which no
-audit hook or fork handler reports. The child writes "late from TAG" to stdout after 0.3 s and
-"later from TAG" to stderr after 0.6 s. ``noisy(tag)`` prints a line (``output="result"``);
-``quiet()`` prints nothing; ``pause()`` prints nothing and takes a millisecond (long enough to
-have started a process).
+first; ``start_through_a_shell(tag)`` (unix) has a shell start it in the background and exit
+within the call; ``start_from_c(tag)`` (unix) starts it through the C library's
+``posix_spawn``, which no audit hook or fork handler reports. The child writes "late from TAG" to
+stdout after 0.3 s and "later from TAG" to stderr after 0.6 s. ``noisy(tag)`` prints a line
+(``output="result"``); ``quiet()`` prints nothing; ``pause()`` prints nothing and takes a
+millisecond (long enough to have started a process).
 """
 
 import ctypes
@@ -39,6 +40,13 @@ def start_loudly(tag: str) -> str:
     """Print a line, then leave a child behind."""
     print(f"starting {tag}")
     subprocess.Popen([sys.executable, "-c", CHILD, tag])
+    return "started"
+
+
+@server.tool
+def start_through_a_shell(tag: str) -> str:
+    """Have a shell leave a child behind and exit; print nothing."""
+    subprocess.run(["sh", "-c", '"$0" -c "$1" "$2" &', sys.executable, CHILD, tag], check=True)
     return "started"
 
 

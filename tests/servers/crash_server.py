@@ -1,6 +1,7 @@
 """A server whose tool kills the process with a fatal signal: ``crash_server.py [faulthandler]``.
 
-``crash`` prints through Python and through fd 2, then faults (``segv``: a read of address 0)
+``crash`` prints through Python and through fd 2 (after running a child that prints, with
+``child``), then faults (``segv``: a read of address 0)
 or aborts (``abort``). With ``faulthandler`` the interpreter's fault handler is enabled at
 import, as ``python -X faulthandler`` would.
 """
@@ -8,6 +9,7 @@ import, as ``python -X faulthandler`` would.
 import ctypes
 import faulthandler
 import os
+import subprocess
 import sys
 
 from mcpline import Server
@@ -19,8 +21,10 @@ server = Server("crash", version="1.0.0")
 
 
 @server.tool
-def crash(how: str) -> str:
+def crash(how: str, child: bool = False) -> str:
     """Print two lines, then die by `how`: "segv" or "abort"."""
+    if child:
+        subprocess.run([sys.executable, "-c", "print('a child printed this')"], check=True)
     print("printed before the crash")
     os.write(2, b"written to fd 2 before the crash\n")
     if how == "abort":

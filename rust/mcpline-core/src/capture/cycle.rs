@@ -14,7 +14,7 @@ use super::overlap::Overlap;
 use super::{
     BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
     STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, goes_on_at, home_err,
-    kept_base, new_member, save, spawns, started_a_process, still_on,
+    kept_base, new_member, save, settled_len, spawns, started_a_process, still_on,
 };
 use crate::sys;
 /// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
@@ -79,12 +79,14 @@ impl Capture {
                 file,
                 holders,
                 start: first_start,
+                piped,
                 ..
             } = &mut cell.streams
             else {
                 return start(&mut cell, member, label);
             };
-            let at = file_len(file).map_err(|source| CaptureError::CaptureFile { source })?;
+            let at = settled_len(file, piped.as_ref())
+                .map_err(|source| CaptureError::CaptureFile { source })?;
             match holders {
                 Holders::Sole {
                     member: first,
@@ -136,15 +138,20 @@ impl Capture {
             drained,
             spawns: before,
             began,
+            piped,
             ..
         } = &mut cell.streams
         {
-            let at = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+            let at = settled_len(&file, piped.as_ref())
+                .map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
             let drained = *drained;
             if overlap.running() == 0 {
-                let spawned = started_a_process(*before, *began);
+                let spawned = match piped {
+                    Some(piped) => piped.spawned_before(),
+                    None => started_a_process(*before, *began),
+                };
                 cell.end_capture()?;
                 let cell = &mut *cell;
                 cell.after.keep(
@@ -167,16 +174,22 @@ impl Capture {
             };
             return Ok(captured.after(drained));
         }
-        let spawned = match &cell.streams {
+        // A capture whose fds moved to a pipe (see `piped`) never parks: they point at the pipe.
+        let (spawned, piped) = match &cell.streams {
+            Streams::Capturing {
+                piped: Some(piped), ..
+            } => (piped.spawned_before(), true),
             Streams::Capturing {
                 spawns: before,
                 began,
                 ..
-            } => started_a_process(*before, *began),
-            _ => false,
+            } => (started_a_process(*before, *began), false),
+            _ => (false, false),
         };
-        let parks =
-            cell.protect.is_some() && !spawned && matches!(cell.streams, Streams::Capturing { .. });
+        let parks = cell.protect.is_some()
+            && !spawned
+            && !piped
+            && matches!(cell.streams, Streams::Capturing { .. });
         if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
             let Streams::Capturing {
                 home,
@@ -261,6 +274,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         drained: start,
         spawns: spawns(),
         began: Instant::now(),
+        piped: None,
     });
     Ok(Capture {
         file: Some(file),
@@ -351,10 +365,11 @@ impl Drop for Capture {
             let mut cell = cell();
             if let Streams::Capturing {
                 holders: Holders::Shared(overlap),
+                piped,
                 ..
             } = &mut cell.streams
             {
-                let at = file_len(&file).unwrap_or(0);
+                let at = settled_len(&file, piped.as_ref()).unwrap_or(0);
                 let _ = overlap.leave(self.member, at);
                 if overlap.running() > 0 {
                     return;
@@ -384,9 +399,18 @@ pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize>
         if let Streams::Capturing {
             file,
             holders: Holders::Shared(overlap),
+            piped,
             ..
         } = &mut cell.streams
         {
+            if let (true, Some(piped)) = (overlap.is_running(member), piped.as_ref()) {
+                // Straight into the file, after what the pipe holds (see `piped`).
+                let (before, after, written) = piped.write_own(file, bytes)?;
+                if after.checked_sub(before) == Some(written as u64) {
+                    overlap.tag(member, before, after);
+                }
+                return Ok(written);
+            }
             if overlap.is_running(member) {
                 let before = file_len(file)?;
                 let written = sys::write_fd(fd, bytes)?;

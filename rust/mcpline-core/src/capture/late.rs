@@ -17,14 +17,16 @@
 //! - At most [`FOLLOWED`] files are followed; beyond that the oldest is let go, with a line
 //!   saying so.
 //!
-//! A call that started a process (`fork`, whatever the language runtime reports through
-//! [`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.posix_spawn` ..., and on unix
-//! any call long enough to start one after which the process has a child it had not before,
-//! which catches a C library's own `posix_spawn`) never has its file reused or parked: the
-//! process may write there at any time. Its file is followed instead. So late output is never
-//! passed off as another call's, unless a process nobody reported was started while the process
-//! already had a child, or through a child that ended within the call (a C
-//! `system("daemon &")`), and stays silent until a later call reuses the file.
+//! Children the language runtime reports ([`super::note_spawn`]: Python's `subprocess`,
+//! `os.system`, `os.fork` ...) never see the file: fds 1 and 2 move to a pipe before they start,
+//! and what they write after the call goes to the log from there (see `piped`). What is left for
+//! this module is a process started without a report. On unix a call long enough to start one,
+//! after which the process has a child it had not before (a C library's own `posix_spawn`), or
+//! a `fork` counted by the fork handler, never has its file reused or parked: the process may
+//! write there at any time. Its file is followed instead. So late output is never passed off as
+//! another call's, unless a process nobody reported was started while the process already had a
+//! child, or through a child that ended within the call (a C `system("daemon &")`), and stays
+//! silent until a later call reuses the file.
 
 use std::collections::VecDeque;
 use std::fs::File;

@@ -7,14 +7,16 @@
 //!   (a tool that prompts gets end-of-file at once) and fd 1 is a copy of the real stderr (a stray
 //!   `print()`, a C library or a child process writes to the log, never into the protocol).
 //! - [`Capture`] redirects fds 1 and 2 into an anonymous file (Linux: in memory, `memfd_create`;
-//!   elsewhere an unlinked temporary file) for the duration of one tool call. A file, never a
-//!   pipe: a chatty child can never block on a full pipe buffer. What grows past the capture cap
-//!   while the call runs is copied to the log and its room given back (see `drain`), so memory
-//!   and disk stay bounded. It is opened for appending (unix), so a child writing through
-//!   `/dev/stderr` or `/proc/self/fd/2` (its own open of the file) overwrites nothing and leaves
-//!   no holes; one that truncates it (`> /dev/stderr`) still drops what came before, as it would
-//!   with any file. [`Capture::finish`] restores the descriptors and hands back a [`Captured`]
-//!   that reads the bytes from the file on demand (memory stays bounded whatever the size).
+//!   elsewhere an unlinked temporary file) for the duration of one tool call. A file: writing
+//!   costs no thread a wake-up, and nothing a tool writes ever waits for a reader. What grows past
+//!   the capture cap while the call runs is copied to the log and its room given back (see
+//!   `drain`), so memory and disk stay bounded. It is opened for appending (unix), so a child
+//!   writing through `/dev/stderr` or `/proc/self/fd/2` (its own open of the file) overwrites
+//!   nothing and leaves no holes. Once the call starts a process the language runtime reports,
+//!   fds 1 and 2 move to a pipe that a thread empties into the file (see `piped`): a child's
+//!   truncating open (`> /dev/stderr`) then reaches the pipe and loses nothing.
+//!   [`Capture::finish`] restores the descriptors and hands back a [`Captured`] that reads the
+//!   bytes from the file on demand (memory stays bounded whatever the size).
 //!
 //! # Rules
 //!
@@ -73,8 +75,9 @@
 //!
 //! A finished capture's file is kept: the next `begin` reuses it (going on after its bytes, or
 //! emptied, as a parked one) when nobody wrote to it since its call ended, nobody still reads it
-//! and its call started no process; what a
-//! lingering child writes there later is passed on as that call's late output (see `late`).
+//! and no process its call started may hold it (children the runtime reports hold the pipe
+//! instead, see `piped`); what a lingering child writes there later is passed on as that call's
+//! late output (see `late`).
 //! Calls that run at the same time share the active capture (see `overlap`), and the capture
 //! cap bounds its size while it runs (see `drain`).
 //!
@@ -106,6 +109,11 @@ mod drain;
 mod error;
 mod late;
 mod overlap;
+#[cfg(unix)]
+mod piped;
+#[cfg(not(unix))]
+#[path = "piped_none.rs"]
+mod piped;
 mod protect;
 mod real_stderr;
 mod spawns;
@@ -118,6 +126,7 @@ pub use error::CaptureError;
 use error::descriptor;
 use late::{AfterCalls, Finished};
 use overlap::Overlap;
+use piped::Piped;
 pub use protect::ProtectedStdio;
 use real_stderr::LateLog;
 pub use real_stderr::write_real_stderr;
@@ -180,6 +189,9 @@ enum Streams {
         spawns: u64,
         /// When the capture began.
         began: Instant,
+        /// Set once the capture's call started a process: fds 1 and 2 point at this pipe
+        /// from then on (see `piped`).
+        piped: Option<Piped>,
     },
     /// Still at the file of a finished capture, which the next capture takes over (no `dup2`),
     /// going on after its bytes or emptied (see `goes_on_at`). Only while stdio is protected,
@@ -303,10 +315,24 @@ impl Cell {
         if !matches!(self.streams, Streams::Capturing { .. }) {
             return Ok(());
         }
-        let Streams::Capturing { home, .. } = self.take_streams() else {
+        let Streams::Capturing {
+            home,
+            holders,
+            piped,
+            ..
+        } = self.take_streams()
+        else {
             unreachable!("matched as capturing above");
         };
         let restored = go_home(&home);
+        if let Some(piped) = piped {
+            let label = match &holders {
+                Holders::Sole { label, .. } => label.to_string(),
+                Holders::Shared(overlap) => overlap.labels().join(" + "),
+            };
+            piped.end(&label, RealStderr::on(&home.err));
+            spawns::children_seen();
+        }
         let kept = (self.protect.is_some() && restored.is_ok()).then_some(home);
         self.set_streams(Streams::Idle { kept });
         restored
@@ -353,6 +379,36 @@ impl Cell {
         );
         restored
     }
+}
+
+/// Points the active capture's fds 1 and 2 at a pipe (see `piped`), for a process about to
+/// start: the language runtime reported it ([`note_spawn`]). Once per capture; on failure the
+/// capture goes on in its file.
+fn pipe_the_capture() {
+    sys::flush_c_stdio();
+    let mut cell = cell();
+    let Streams::Capturing {
+        file,
+        spawns: before,
+        began,
+        piped: piped @ None,
+        ..
+    } = &mut cell.streams
+    else {
+        return;
+    };
+    let spawned_before = started_a_process(*before, *began);
+    if let Ok(started) = Piped::start(file, spawned_before) {
+        *piped = Some(started);
+    }
+}
+
+/// The size of the active capture's file, once what its pipe holds is in it.
+fn settled_len(file: &File, piped: Option<&Piped>) -> io::Result<u64> {
+    if let Some(piped) = piped {
+        piped.settle();
+    }
+    file_len(file)
 }
 
 /// Is fd 1/2 currently redirected into an active capture?
@@ -496,12 +552,13 @@ pub(crate) fn salvage(label: &str) {
         home,
         file,
         drained,
+        piped,
         ..
     } = &cell.streams
     else {
         return;
     };
-    let Ok(end) = file_len(file) else {
+    let Ok(end) = settled_len(file, piped.as_ref()) else {
         return;
     };
     // What the cap already moved to the log is not copied again.
@@ -533,11 +590,12 @@ impl Window {
     pub fn open() -> Result<Option<Self>, CaptureError> {
         sys::flush_c_stdio();
         let cell = cell();
-        let Streams::Capturing { file, .. } = &cell.streams else {
+        let Streams::Capturing { file, piped, .. } = &cell.streams else {
             return Ok(None);
         };
         let file = Arc::clone(file);
-        let start = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
+        let start = settled_len(&file, piped.as_ref())
+            .map_err(|source| CaptureError::CaptureFile { source })?;
         Ok(Some(Self { file, start }))
     }
 
@@ -551,11 +609,19 @@ impl Window {
     /// [`CaptureError::CaptureFile`] if the capture file's size cannot be read.
     pub fn close(self, limit: usize) -> Result<(String, u64), CaptureError> {
         sys::flush_c_stdio();
-        let end = file_len(&self.file).map_err(|source| CaptureError::CaptureFile { source })?;
-        let drained = match &cell().streams {
-            Streams::Capturing { file, drained, .. } if Arc::ptr_eq(file, &self.file) => *drained,
-            _ => 0,
+        let cell = cell();
+        let (drained, piped) = match &cell.streams {
+            Streams::Capturing {
+                file,
+                drained,
+                piped,
+                ..
+            } if Arc::ptr_eq(file, &self.file) => (*drained, piped.as_ref()),
+            _ => (0, None),
         };
+        let end = settled_len(&self.file, piped)
+            .map_err(|source| CaptureError::CaptureFile { source })?;
+        drop(cell);
         let start = self.start.min(end);
         let seen = Captured::whole(Arc::clone(&self.file), start, end).after(drained);
         let text = seen.tail_text(limit);

@@ -104,6 +104,11 @@ impl Overlap {
             .collect()
     }
 
+    /// The labels of every member, running or not, in the order they joined.
+    pub(super) fn labels(&self) -> Vec<&str> {
+        self.members.iter().map(|m| &*m.label).collect()
+    }
+
     /// Whether `id` is a running member.
     pub(super) fn is_running(&self, id: u64) -> bool {
         self.members.iter().any(|m| m.id == id && m.end.is_none())

@@ -69,6 +69,7 @@ pub(crate) fn real_stderr() -> io::Result<Option<RealStderr>> {
 }
 
 /// A writer on the real stderr (see [`real_stderr`]).
+#[derive(Debug)]
 pub(crate) struct RealStderr(Arc<sys::SavedFd>);
 
 impl RealStderr {

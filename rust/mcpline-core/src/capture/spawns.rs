@@ -13,7 +13,13 @@ static SPAWNS: AtomicU64 = AtomicU64::new(0);
 /// Tells the cell that the process started a child process (a language binding calls this for
 /// the ways its runtime starts one; `fork` is counted without it). The running captures' files
 /// are then never reused, since the child may hold them and write there after its call ends.
+///
+/// A running capture's fds 1 and 2 move to a pipe first, so the child inherits that instead of
+/// the file (see `piped`).
 pub fn note_spawn() {
+    if super::is_capturing() {
+        super::pipe_the_capture();
+    }
     SPAWNS.fetch_add(1, Ordering::Relaxed);
 }
 
@@ -30,6 +36,13 @@ const SPAWN_TAKES: Duration = Duration::from_micros(50);
 /// Whether the process had a child when a capture's end last asked (see
 /// [`started_a_process`]).
 static HAD_CHILDREN: AtomicBool = AtomicBool::new(false);
+
+/// Records whether the process has a child now: a capture that started one through its pipe
+/// (see `piped`) asked nothing when it ended, and a child it left must not count as started by
+/// the next one.
+pub(super) fn children_seen() {
+    HAD_CHILDREN.store(sys::has_children(), Ordering::Relaxed);
+}
 
 /// Whether the capture that began at `began`, when [`spawns`] said `before`, started a
 /// process: one reported, or, if it lasted long enough to start one nobody reported, a child

@@ -38,6 +38,8 @@ static CAPTURE: AtomicI32 = AtomicI32::new(-1);
 static START: AtomicI64 = AtomicI64::new(0);
 /// A descriptor of the real stderr while fd 2 may point elsewhere, or -1 (fd 2 is the real one).
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);
+/// The reading end of the pipe the running call writes through (non-blocking), or -1.
+static PIPE: AtomicI32 = AtomicI32::new(-1);
 /// The handlers installed before ours, in the order of [`FATAL`].
 static PREVIOUS: OnceLock<[libc::sigaction; FATAL.len()]> = OnceLock::new();
 
@@ -51,6 +53,13 @@ pub(crate) fn publish_for_fatal(capture: Option<(&File, u64)>, real_stderr: Opti
         Ordering::Release,
     );
     REAL_STDERR.store(real_stderr.map_or(-1, SavedFd::raw), Ordering::Release);
+}
+
+/// Tells the handler which pipe the running call writes through now (`-1`: none): what is
+/// still in it follows the capture file's bytes. The descriptor must stay open until
+/// published again.
+pub(crate) fn publish_pipe_for_fatal(pipe: c_int) {
+    PIPE.store(pipe, Ordering::Release);
 }
 
 /// The bytes of the active capture now begin at `start` (the cap moved the rest to the log).
@@ -120,6 +129,7 @@ fn write_number(fd: c_int, mut n: u32) {
 }
 
 /// Copies the capture file read through `capture` to `err`, each line labelled.
+/// Then what is still in the pipe the call writes through, if any (read without waiting).
 fn copy_labelled(capture: c_int, err: c_int) {
     let mut buf = [0u8; 1024];
     let mut offset: libc::off_t = START.load(Ordering::Acquire);
@@ -134,6 +144,19 @@ fn copy_labelled(capture: c_int, err: c_int) {
             break;
         }
         offset += read as libc::off_t;
+        super::write_labelled(&buf[..read], LABEL, &mut at_line_start, &mut |bytes| {
+            write_all(err, bytes);
+        });
+    }
+    let pipe = PIPE.load(Ordering::Acquire);
+    // At most 64 reads: a child that keeps writing cannot hold the dying process here.
+    for _ in 0..(if pipe >= 0 { 64 } else { 0 }) {
+        // SAFETY: `buf` is a live local `read` writes at most `buf.len()` bytes into; the
+        // pipe's reading end is non-blocking, so an empty pipe answers at once.
+        let read = unsafe { libc::read(pipe, buf.as_mut_ptr().cast(), buf.len()) };
+        let Ok(read @ 1..) = usize::try_from(read) else {
+            break;
+        };
         super::write_labelled(&buf[..read], LABEL, &mut at_line_start, &mut |bytes| {
             write_all(err, bytes);
         });

@@ -23,12 +23,14 @@ pub(crate) use unix::*;
 #[cfg(unix)]
 mod fatal_unix;
 #[cfg(unix)]
-pub(crate) use fatal_unix::{catch_fatal_signals, publish_capture_start, publish_for_fatal};
+pub(crate) use fatal_unix::{
+    catch_fatal_signals, publish_capture_start, publish_for_fatal, publish_pipe_for_fatal,
+};
 
 #[cfg(unix)]
 mod wait_unix;
 #[cfg(unix)]
-pub(crate) use wait_unix::{Ready, Unparked, Waker, park, wait_readable};
+pub(crate) use wait_unix::{Ready, Unparked, Waker, output_pipe, park, wait_any, wait_readable};
 #[cfg(target_os = "linux")]
 mod alarm_linux;
 #[cfg(target_os = "linux")]

@@ -1,5 +1,6 @@
 //! Waiting for input that another thread can interrupt: a self-pipe [`Waker`] and
-//! [`wait_readable`] (`poll` on the input and the waker together).
+//! [`wait_readable`] (`poll` on the input and the waker together); [`output_pipe`] and
+//! [`wait_any`] for the pipe a call's children write through (see `capture::piped`).
 #![allow(unsafe_code)]
 
 use std::io;
@@ -122,6 +123,58 @@ pub(crate) fn wait_readable(
     } else {
         Ok(Ready::TimedOut)
     }
+}
+
+/// A pipe for fds 1 and 2 to point at: the reading end non-blocking and close-on-exec, the
+/// writing end close-on-exec (its `dup2` copies on fds 1 and 2 are inherited).
+pub(crate) fn output_pipe() -> io::Result<(std::fs::File, OwnedFd)> {
+    let waker = Waker::new()?;
+    // SAFETY: F_GETFL/F_SETFL read and set the flags of a descriptor `waker` owns; no memory is
+    // passed. Writes through it block when the pipe is full, as writes to a pipe do.
+    unsafe {
+        let write = waker.write.as_raw_fd();
+        let flags = libc::fcntl(write, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(write, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok((std::fs::File::from(waker.read), waker.write))
+}
+
+/// Waits until `waker` is woken or some of `inputs` are readable (or at their end), and
+/// answers the indexes of those. Woken: the waker is drained and the answer may be empty.
+///
+/// # Errors
+/// `poll` failed for a reason other than a signal.
+pub(crate) fn wait_any(inputs: &[BorrowedFd<'_>], waker: &Waker) -> io::Result<Vec<usize>> {
+    let mut fds: Vec<libc::pollfd> = std::iter::once(waker.read.as_raw_fd())
+        .chain(inputs.iter().map(AsRawFd::as_raw_fd))
+        .map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let count = libc::nfds_t::try_from(fds.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "too many descriptors"))?;
+    // SAFETY: `fds` is a live vector of `count` initialised pollfd structs.
+    if unsafe { libc::poll(fds.as_mut_ptr(), count, -1) } < 0 {
+        let error = io::Error::last_os_error();
+        return if error.kind() == io::ErrorKind::Interrupted {
+            Ok(Vec::new())
+        } else {
+            Err(error)
+        };
+    }
+    if fds[0].revents != 0 {
+        waker.drain();
+    }
+    Ok(fds[1..]
+        .iter()
+        .enumerate()
+        .filter(|(_, fd)| fd.revents != 0)
+        .map(|(index, _)| index)
+        .collect())
 }
 
 /// Why [`park`] returned.

@@ -1,0 +1,293 @@
+//! Calls that start a process write through a pipe from then on (unix).
+//!
+//! A child inherits fds 1 and 2. While they point at the capture file, a child that opens them
+//! anew with truncation (`echo x > /dev/stderr` in a shell script opens `/proc/self/fd/2`)
+//! empties the file, and everything the call wrote before is gone; and a child that outlives
+//! its call keeps the file itself, so what it writes later has to be looked for (see `late`).
+//!
+//! So when the language runtime reports that a process is about to start while a capture runs
+//! ([`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.fork`, ...), the cell points
+//! fds 1 and 2 at a fresh pipe for the rest of that capture. Opening a pipe anew through
+//! `/dev/stderr` reaches the same pipe, and truncating it means nothing, so no byte is lost. A
+//! thread (the pump) moves whatever arrives into the capture file, in order, so everything else
+//! (the attached tail, calls sharing the capture, the capture cap, the log copy) reads the file
+//! as before; whoever reads the file moves what is in the pipe first ([`Piped::settle`]), so
+//! bytes written before that moment are all there.
+//!
+//! When the capture ends, fds 1 and 2 go home, what is left in the pipe moves to the file, and
+//! the pipe stays with the pump: what arrives later is late output of the call, copied to the
+//! real stderr line by line as `[name #id, late] ...`, until every process holding the pipe has
+//! closed it. Nothing to look for and nothing to let go of: the pipe says when its last writer is
+//! gone, and what waits in it is bounded by the pipe's buffer. The capture file itself, which
+//! no reported child ever held, is reused by the next call as usual.
+//!
+//! A process started without a report (a C library's own `posix_spawn`) still inherits the
+//! file; `late` handles those.
+
+use std::fs::File;
+use std::io::{self, Read as _, Write as _};
+use std::os::fd::{AsFd as _, AsRawFd as _, BorrowedFd};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+
+use super::{RealStderr, STDERR, STDOUT};
+use crate::sync::lock;
+use crate::sys;
+
+/// How much is read at a time.
+const CHUNK: usize = 64 * 1024;
+/// A late line longer than this is passed on without waiting for its end.
+const LONGEST_LINE: usize = 8 * 1024;
+/// [`Piped::settle`] moves at most this much: what was in the pipe when it was called (a pipe
+/// holds 1 MiB at most), not what a busy child keeps adding while it runs.
+const SETTLE_MOST: usize = 1024 * 1024 + CHUNK;
+
+/// The pipe of an active capture, from the cell's side.
+#[derive(Debug)]
+pub(super) struct Piped {
+    pipe: Arc<Pipe>,
+    spawned_before: bool,
+}
+
+/// The pipe, shared with the pump.
+#[derive(Debug)]
+struct Pipe {
+    /// The reading end (non-blocking).
+    read: File,
+    flow: Mutex<Flow>,
+}
+
+/// Where what the pipe holds goes.
+#[derive(Debug)]
+struct Flow {
+    to: Sink,
+    /// The pipe's writers are all gone.
+    ended: bool,
+}
+
+#[derive(Debug)]
+enum Sink {
+    /// The running capture's file.
+    Call(Arc<File>),
+    /// The real stderr, as late output: each line prefixed with `label`; `partial` holds the
+    /// start of a line whose end has not arrived yet.
+    Late {
+        label: String,
+        err: RealStderr,
+        partial: Vec<u8>,
+    },
+}
+
+impl Piped {
+    /// Points fds 1 and 2 at a new pipe whose bytes go to `file`. On an error fds 1 and 2 are
+    /// left on `file` (the capture goes on there, as without a pipe).
+    pub(super) fn start(file: &Arc<File>, spawned_before: bool) -> io::Result<Self> {
+        let pump = Pump::get()?;
+        let (read, write) = sys::output_pipe()?;
+        let pointed = sys::copy_fd(write.as_raw_fd(), STDOUT)
+            .and_then(|()| sys::copy_fd(write.as_raw_fd(), STDERR));
+        if let Err(error) = pointed {
+            let back = sys::file_fd(file)?;
+            let _ = sys::redirect(STDOUT, &back);
+            let _ = sys::redirect(STDERR, &back);
+            return Err(error);
+        }
+        drop(write); // fds 1 and 2 hold it now: the pipe ends when they and their copies close
+        let pipe = Arc::new(Pipe {
+            read,
+            flow: Mutex::new(Flow {
+                to: Sink::Call(Arc::clone(file)),
+                ended: false,
+            }),
+        });
+        sys::publish_pipe_for_fatal(pipe.read.as_raw_fd());
+        pump.add(Arc::clone(&pipe));
+        Ok(Self {
+            pipe,
+            spawned_before,
+        })
+    }
+
+    /// Whether the capture had started a process (or may have) before fds 1 and 2 moved to the
+    /// pipe: one that may still hold the file.
+    pub(super) const fn spawned_before(&self) -> bool {
+        self.spawned_before
+    }
+
+    /// Moves what the pipe holds now into the capture file, so that reading the file sees every
+    /// byte written before this call.
+    pub(super) fn settle(&self) {
+        let mut flow = lock(&self.pipe.flow);
+        self.pipe.pump(&mut flow, SETTLE_MOST);
+    }
+
+    /// Writes `bytes` for one call among those sharing the capture, straight into the file
+    /// after what the pipe holds: answers the file's size before and after, and the count.
+    pub(super) fn write_own(&self, file: &File, bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
+        let mut flow = lock(&self.pipe.flow);
+        self.pipe.pump(&mut flow, SETTLE_MOST);
+        let before = super::file_len(file)?;
+        let written = (&*file).write(bytes)?;
+        Ok((before, super::file_len(file)?, written))
+    }
+
+    /// The capture ended and fds 1 and 2 are home: moves what is left into the file, then
+    /// sends what arrives later to `err` as late output of `label`.
+    pub(super) fn end(self, label: &str, err: RealStderr) {
+        sys::publish_pipe_for_fatal(-1);
+        let mut flow = lock(&self.pipe.flow);
+        self.pipe.pump(&mut flow, SETTLE_MOST);
+        flow.to = Sink::Late {
+            label: format!("[{label}, late] "),
+            err,
+            partial: Vec::new(),
+        };
+    }
+}
+
+impl Pipe {
+    /// Moves up to `most` bytes (or until the pipe is empty) from the pipe to the sink. Answers
+    /// whether the pipe may still bring more.
+    fn pump(&self, flow: &mut Flow, most: usize) -> bool {
+        if flow.ended {
+            return false;
+        }
+        let mut buf = vec![0; CHUNK];
+        let mut moved = 0;
+        while moved < most {
+            match (&self.read).read(&mut buf) {
+                Ok(0) => {
+                    flow.ended = true;
+                    flow.to.finish();
+                    return false;
+                }
+                Ok(read) => {
+                    flow.to.take(&buf[..read]);
+                    moved += read;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(_) => {
+                    flow.ended = true;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+impl Sink {
+    fn take(&mut self, bytes: &[u8]) {
+        match self {
+            // Appends (the file is opened so); a failed write loses these bytes only.
+            Self::Call(file) => {
+                let _ = (&**file).write_all(bytes);
+            }
+            Self::Late {
+                label,
+                err,
+                partial,
+            } => {
+                partial.extend_from_slice(bytes);
+                let whole = match partial.iter().rposition(|&b| b == b'\n') {
+                    Some(end) => end + 1,
+                    None if partial.len() > LONGEST_LINE => partial.len(),
+                    None => return,
+                };
+                let mut out = Vec::with_capacity(whole + label.len() * 8);
+                let mut at_line_start = true;
+                for line in partial[..whole].split_inclusive(|&b| b == b'\n') {
+                    if at_line_start {
+                        out.extend_from_slice(label.as_bytes());
+                    }
+                    out.extend_from_slice(line);
+                    at_line_start = line.ends_with(b"\n");
+                }
+                if !at_line_start {
+                    out.push(b'\n');
+                }
+                let _ = err.write_all(&out);
+                partial.drain(..whole);
+            }
+        }
+    }
+
+    /// The last writer closed the pipe: a late line without its end is passed on as it is.
+    fn finish(&mut self) {
+        if let Self::Late {
+            label,
+            err,
+            partial,
+        } = self
+        {
+            if !partial.is_empty() {
+                let mut out = label.as_bytes().to_vec();
+                out.append(partial);
+                out.push(b'\n');
+                let _ = err.write_all(&out);
+            }
+        }
+    }
+}
+
+/// The thread that moves bytes out of every live pipe as they arrive.
+struct Pump {
+    pipes: Mutex<Vec<Arc<Pipe>>>,
+    waker: sys::Waker,
+    /// [`sys::fork_count`] in the process the thread runs in: a forked child has no pump.
+    forks: u64,
+}
+
+impl Pump {
+    /// The pump, started on first use.
+    fn get() -> io::Result<&'static Self> {
+        static PUMP: OnceLock<Option<Pump>> = OnceLock::new();
+        let pump = PUMP
+            .get_or_init(|| {
+                let pump = Self {
+                    pipes: Mutex::new(Vec::new()),
+                    waker: sys::Waker::new().ok()?,
+                    forks: sys::fork_count(),
+                };
+                thread::Builder::new()
+                    .name("mcpline-capture-pipes".into())
+                    .spawn(|| {
+                        if let Some(Some(pump)) = PUMP.get() {
+                            pump.run();
+                        }
+                    })
+                    .ok()?;
+                Some(pump)
+            })
+            .as_ref()
+            .ok_or_else(|| io::Error::other("no thread to read a pipe with"))?;
+        if pump.forks != sys::fork_count() {
+            return Err(io::Error::other("a forked child has no pipe reader"));
+        }
+        Ok(pump)
+    }
+
+    fn add(&self, pipe: Arc<Pipe>) {
+        lock(&self.pipes).push(pipe);
+        self.waker.wake();
+    }
+
+    fn run(&self) {
+        loop {
+            let pipes = lock(&self.pipes).clone();
+            let fds: Vec<BorrowedFd<'_>> = pipes.iter().map(|p| p.read.as_fd()).collect();
+            let Ok(ready) = sys::wait_any(&fds, &self.waker) else {
+                return;
+            };
+            let ended: Vec<&Arc<Pipe>> = ready
+                .into_iter()
+                .map(|index| &pipes[index])
+                .filter(|pipe| !pipe.pump(&mut lock(&pipe.flow), CHUNK * 16))
+                .collect();
+            if !ended.is_empty() {
+                lock(&self.pipes).retain(|p| !ended.iter().any(|e| Arc::ptr_eq(p, e)));
+            }
+        }
+    }
+}
