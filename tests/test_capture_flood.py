@@ -151,9 +151,6 @@ def test_the_labelled_stderr_copy_of_a_large_capture_is_complete(spawn):
 CAP = 64 * 1024
 
 
-@pytest.mark.skipif(
-    sys.platform not in ("linux", "darwin"), reason="holes are punched on Linux and macOS"
-)
 def test_a_capture_past_its_cap_moves_its_front_to_the_log_while_the_call_runs(spawn, tmp_path):
     batches, lines = 50, 1000  # 50 x 14 KB: about 11 capture caps of 64 KiB
     total = batches * lines
@@ -165,7 +162,9 @@ def test_a_capture_past_its_cap_moves_its_front_to_the_log_while_the_call_runs(s
     wait_for_event(notes, "written")
     held = next(int(e.split()[1]) for e in events(notes) if e.startswith("held "))
     response = server.recv(30)
-    assert held <= 2 * CAP, f"the capture holds {held} bytes with a cap of {CAP}"
+    # NTFS gives room back in whole 64 KiB allocation units: up to one more at each end.
+    room = 2 * CAP if sys.platform != "win32" else 4 * CAP
+    assert held <= room, f"the capture holds {held} bytes with a cap of {CAP}"
     attached = response["result"]["content"][1]["text"]
     assert attached.endswith(f"line {total - 1:08d}\n"), attached[-200:]
     hidden = int(re.search(r"\[… (\d+) earlier bytes not shown …\]", attached).group(1))

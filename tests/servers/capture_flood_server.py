@@ -38,6 +38,32 @@ def flood_lines(count: int) -> str:
     return "done"
 
 
+def allocated(fd: int) -> int:
+    """The storage the file behind `fd` takes (Windows: its allocation size)."""
+    if sys.platform != "win32":
+        return os.fstat(fd).st_blocks * 512
+    import ctypes
+    import msvcrt
+
+    class StandardInfo(ctypes.Structure):
+        _fields_ = [
+            ("AllocationSize", ctypes.c_int64),
+            ("EndOfFile", ctypes.c_int64),
+            ("NumberOfLinks", ctypes.c_uint32),
+            ("DeletePending", ctypes.c_ubyte),
+            ("Directory", ctypes.c_ubyte),
+        ]
+
+    info = StandardInfo()
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    handle = ctypes.c_void_p(msvcrt.get_osfhandle(fd))
+    if not kernel32.GetFileInformationByHandleEx(
+        handle, 1, ctypes.byref(info), ctypes.sizeof(info)
+    ):
+        raise ctypes.WinError(ctypes.get_last_error())
+    return info.AllocationSize
+
+
 @server.tool(output="result")
 def trickle(batches: int, lines: int, path: str) -> str:
     """Write batches*lines numbered lines to fd 2, a batch every 20 ms, then note the storage
@@ -49,7 +75,7 @@ def trickle(batches: int, lines: int, path: str) -> str:
         n += lines
         time.sleep(0.02)
     time.sleep(0.3)  # the watcher's next look
-    held = os.fstat(2).st_blocks * 512
+    held = allocated(2)
     with open(path, "a", encoding="utf-8") as notes:
         notes.write(f"held {held}\nwritten\n")
     time.sleep(0.5)

@@ -3,7 +3,7 @@
 //! A watcher thread looks at the active capture file a few times a second. Once it holds more
 //! than the cap, everything but its last part is copied to the real stderr, labelled with the
 //! call (or the calls sharing it), and its room is given back: a hole punched at the front of
-//! the file on Linux and macOS (on Windows the file keeps its size). The call's
+//! the file on Linux and macOS, zeroed room of the sparse file on Windows (NTFS). The call's
 //! attached output then keeps its tail and says how many earlier bytes are not shown; its
 //! stderr copy at the end resumes where the watcher stopped. The tool never notices: nothing
 //! blocks, nothing fails with "no space".

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 
 use windows_sys::Win32::Foundation::{HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::System::Ioctl::FSCTL_SET_SPARSE;
 
 use super::windows::Session;
 
@@ -39,7 +40,44 @@ pub(crate) fn temp_file() -> io::Result<File> {
     // append-only one included. (`TempPath::keep` would also reset its attributes, dropping
     // the temporary hint.) The system deletes it when its last handle closes.
     path.disable_cleanup(true);
+    // Sparse, so that the room of what the capture cap moved to the log can be given back
+    // ([`release_front`]). A file system without sparse files keeps it all, as before.
+    let _ = control(&file, FSCTL_SET_SPARSE, None);
     Ok(file)
+}
+
+/// `DeviceIoControl` on `file` with an optional `FILE_ZERO_DATA_INFORMATION` as input.
+fn control(
+    file: &File,
+    code: u32,
+    zero: Option<&windows_sys::Win32::System::Ioctl::FILE_ZERO_DATA_INFORMATION>,
+) -> io::Result<()> {
+    use windows_sys::Win32::System::IO::DeviceIoControl;
+    let (input, size) = zero.map_or((std::ptr::null(), 0), |zero| {
+        (
+            std::ptr::from_ref(zero).cast(),
+            u32::try_from(std::mem::size_of_val(zero)).unwrap_or(0),
+        )
+    });
+    let mut returned = 0u32;
+    // SAFETY: a synchronous control call on a handle `file` keeps open for the call; the input
+    // is `size` bytes of a live struct (or none) and no output buffer is given.
+    let done = unsafe {
+        DeviceIoControl(
+            file.as_raw_handle(),
+            code,
+            input,
+            size,
+            std::ptr::null_mut(),
+            0,
+            &raw mut returned,
+            std::ptr::null_mut(),
+        )
+    };
+    if done == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Windows captures into a temporary file (see the unix half).
@@ -120,9 +158,18 @@ pub(crate) fn off_standard_fds(file: File) -> io::Result<File> {
     Ok(file)
 }
 
-/// Not implemented on Windows: drained bytes keep their room in the capture file.
-pub(crate) fn release_front(_file: &File, _end: u64) -> io::Result<()> {
-    Err(io::ErrorKind::Unsupported.into())
+/// Gives back the room of bytes `..end` of `file` (they read as zeros afterwards; the size and
+/// the offsets of later bytes stay): `FSCTL_SET_ZERO_DATA` on the sparse file, which NTFS
+/// deallocates in whole allocation units. Refused by file systems without sparse files (and by
+/// wine), and the drained bytes then keep their room.
+pub(crate) fn release_front(file: &File, end: u64) -> io::Result<()> {
+    use windows_sys::Win32::System::Ioctl::{FILE_ZERO_DATA_INFORMATION, FSCTL_SET_ZERO_DATA};
+    let zero = FILE_ZERO_DATA_INFORMATION {
+        FileOffset: 0,
+        BeyondFinalZero: i64::try_from(end)
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?,
+    };
+    control(file, FSCTL_SET_ZERO_DATA, Some(&zero))
 }
 
 /// What an open file is (volume serial number and file index), to tell whether two handles reach
