@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from conftest import SERVERS_DIR
 
 CHILDREN_SERVER = SERVERS_DIR / "capture_children_server.py"
@@ -58,3 +59,21 @@ def test_default_mode_attaches_nothing_and_labels_child_output_on_stderr(spawn):
     stderr_lines = server.stderr_text().splitlines()
     for line in CHILD_LINES:
         assert f"[children_default #{request_id}] {line}" in stderr_lines, stderr_lines
+
+
+# A fresh server each time: the first call that starts a process also starts the thread that
+# empties the pipe its output flows through.
+@pytest.mark.parametrize("run", range(6))
+def test_a_childs_output_larger_than_a_pipe_holds_reaches_the_log_whole(spawn, run):
+    lines = 20_000  # 360 KB
+    server = spawn(CHILDREN_SERVER)
+    server.initialize()
+    response = server.request("tools/call", {"name": "child_floods", "arguments": {"lines": lines}})
+    assert response["result"]["content"][0]["text"] == "ok", response
+    server.close_stdin()
+    assert server.wait(10) == 0
+    label = f"[child_floods #{response['id']}] "
+    copied = [
+        line[len(label) :] for line in server.stderr_text().splitlines() if line.startswith(label)
+    ]
+    assert copied == [f"child line {n:06d}" for n in range(lines)] + ["parent after"], copied[-3:]

@@ -47,6 +47,29 @@ def test_the_call_queued_behind_a_tool_that_moved_fds_1_and_2_keeps_its_output(
     assert '[speak #"speaker"] python says mine' in server.stderr_text()
 
 
+def test_a_child_writes_to_the_log_a_tool_pointed_fd_1_at_and_its_stderr_is_captured(
+    spawn, tmp_path
+):
+    log = tmp_path / "tool.log"
+    server = spawn(SERVER)
+    server.initialize()
+    text = attached(server.call("child_logs_to", {"path": str(log)}))
+    assert "child to the capture" in text, text
+    assert "child to the log" not in text, text
+    assert log.read_text() == "child to the log\n"
+
+
+def test_a_child_of_a_tool_that_closed_fd_1_has_its_stderr_captured(spawn):
+    server = spawn(SERVER)
+    server.initialize()
+    text = attached(server.call("child_without_stdout", {}))
+    assert "child to stderr" in text, text
+    # fd 1 is restored for the next call.
+    text = attached(server.call("speak", {"word": "next"}))
+    assert "python says next" in text, text
+    assert "child says next" in text, text
+
+
 @pytest.mark.parametrize("redirect", [">>", ">"])
 def test_writing_through_dev_stderr_loses_nothing(spawn, redirect):
     # `>` opens the capture anew with truncation: a shell script's `echo x > /dev/stderr`.

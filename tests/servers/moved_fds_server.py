@@ -27,6 +27,30 @@ def close_std() -> str:
 
 
 @server.tool(output="result")
+def child_logs_to(path: str) -> str:
+    """Points fd 1 at the tool's own log while a child writes to fd 1 and to fd 2."""
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    saved = os.dup(1)
+    os.dup2(log, 1)
+    os.close(log)
+    try:
+        script = "echo child to the log; echo child to the capture >&2"
+        subprocess.run(["sh", "-c", script], check=True)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return "done"
+
+
+@server.tool(output="result")
+def child_without_stdout() -> str:
+    """Closes fd 1, then a child writes to fd 2."""
+    os.close(1)
+    subprocess.run(["sh", "-c", "echo child to stderr >&2"], check=True)
+    return "done"
+
+
+@server.tool(output="result")
 def speak(word: str) -> str:
     """Prints a word, and a child prints it too."""
     print(f"python says {word}", flush=True)

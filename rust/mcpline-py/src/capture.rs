@@ -74,11 +74,12 @@ impl PyCaptureCell {
     }
 }
 
-/// Tells the capture cell that a child process was started (``mcpline._spawns`` calls it from
-/// an audit hook): the running captures' files are then never reused.
+/// Tells the capture cell that a child process is about to start (``mcpline._spawns`` calls it
+/// from an audit hook): a running capture's fds 1 and 2 move to a pipe first. Without the GIL,
+/// since that waits for the cell's lock.
 #[pyfunction]
-pub(crate) fn note_spawn() {
-    mcpline_core::note_spawn();
+pub(crate) fn note_spawn(py: Python<'_>) {
+    py.detach(mcpline_core::note_spawn);
 }
 
 /// Writes ``data`` to the process's real stderr, also while a capture holds fd 2 (a log line

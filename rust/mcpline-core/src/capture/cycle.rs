@@ -13,8 +13,8 @@ use super::late::{self, Finished};
 use super::overlap::Overlap;
 use super::{
     BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
-    STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, goes_on_at, home_err,
-    kept_base, new_member, save, settled_len, spawns, started_a_process, still_on,
+    STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, go_home, goes_on_at,
+    home_err, kept_base, new_member, save, settled_len, spawns, started_a_process, still_on,
 };
 use crate::sys;
 /// One capture of fds 1 and 2 into a fresh anonymous file: on Linux an in-memory one
@@ -139,9 +139,14 @@ impl Capture {
             spawns: before,
             began,
             piped,
+            home,
             ..
         } = &mut cell.streams
         {
+            if piped.is_some() && overlap.running() == 1 && overlap.is_running(self.member) {
+                // The last one: what reaches the pipe until fds 1 and 2 are home is its too.
+                go_home(home)?;
+            }
             let at = settled_len(&file, piped.as_ref())
                 .map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
@@ -403,9 +408,13 @@ pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize>
             ..
         } = &mut cell.streams
         {
-            if let (true, Some(piped)) = (overlap.is_running(member), piped.as_ref()) {
+            let own = piped
+                .as_ref()
+                .filter(|_| overlap.is_running(member))
+                .and_then(|piped| piped.write_own(file, fd, bytes));
+            if let Some(own) = own {
                 // Straight into the file, after what the pipe holds (see `piped`).
-                let (before, after, written) = piped.write_own(file, bytes)?;
+                let (before, after, written) = own?;
                 if after.checked_sub(before) == Some(written as u64) {
                     overlap.tag(member, before, after);
                 }

@@ -328,7 +328,7 @@ impl Cell {
         if let Some(piped) = piped {
             let label = match &holders {
                 Holders::Sole { label, .. } => label.to_string(),
-                Holders::Shared(overlap) => overlap.labels().join(" + "),
+                Holders::Shared(overlap) => overlap.labels_since(piped.from()).join(" + "),
             };
             piped.end(&label, RealStderr::on(&home.err));
             spawns::children_seen();
@@ -397,9 +397,32 @@ fn pipe_the_capture() {
     else {
         return;
     };
+    // Only those of fds 1 and 2 that still reach the capture: one the tool pointed at its own
+    // log (for its children to write there) or closed stays as the tool left it.
+    let targets: Vec<i32> = [STDOUT, STDERR]
+        .into_iter()
+        .filter(|&fd| reaches(fd, file))
+        .collect();
+    if targets.is_empty() {
+        return;
+    }
     let spawned_before = started_a_process(*before, *began);
-    if let Ok(started) = Piped::start(file, spawned_before) {
+    if let Ok(started) = Piped::start(file, spawned_before, &targets) {
         *piped = Some(started);
+    }
+}
+
+/// Whether standard descriptor `fd` still reaches the capture file `file` (see [`still_on`]).
+fn reaches(fd: i32, file: &File) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = file;
+        sys::is_marked(fd)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let id = sys::file_id(file).ok();
+        sys::fd_file(fd).is_some_and(|(fd_id, _)| Some(fd_id) == id)
     }
 }
 

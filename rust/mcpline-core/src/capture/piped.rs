@@ -29,8 +29,9 @@ use std::io::{self, Read as _, Write as _};
 use std::os::fd::{AsFd as _, AsRawFd as _, BorrowedFd};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
+use std::time::Duration;
 
-use super::{RealStderr, STDERR, STDOUT};
+use super::RealStderr;
 use crate::sync::lock;
 use crate::sys;
 
@@ -38,6 +39,9 @@ use crate::sys;
 const CHUNK: usize = 64 * 1024;
 /// A late line longer than this is passed on without waiting for its end.
 const LONGEST_LINE: usize = 8 * 1024;
+/// At most this many pipes are alive at once (each holds a descriptor of this process): past
+/// that, a call that starts a process goes on in its capture file (see `late`).
+const MOST_PIPES: usize = 64;
 /// [`Piped::settle`] moves at most this much: what was in the pipe when it was called (a pipe
 /// holds 1 MiB at most), not what a busy child keeps adding while it runs.
 const SETTLE_MOST: usize = 1024 * 1024 + CHUNK;
@@ -47,6 +51,13 @@ const SETTLE_MOST: usize = 1024 * 1024 + CHUNK;
 pub(super) struct Piped {
     pipe: Arc<Pipe>,
     spawned_before: bool,
+    /// The capture file's size when fds 1 and 2 moved to the pipe.
+    from: u64,
+    /// Which of fds 1 and 2 point at the pipe.
+    targets: Vec<i32>,
+    /// [`sys::fork_count`] then: a forked child, which has a copy of this but no pump (and
+    /// maybe a copy of a lock the pump held), leaves the pipe alone.
+    forks: u64,
 }
 
 /// The pipe, shared with the pump.
@@ -79,17 +90,25 @@ enum Sink {
 }
 
 impl Piped {
-    /// Points fds 1 and 2 at a new pipe whose bytes go to `file`. On an error fds 1 and 2 are
-    /// left on `file` (the capture goes on there, as without a pipe).
-    pub(super) fn start(file: &Arc<File>, spawned_before: bool) -> io::Result<Self> {
+    /// Points `targets` (fds 1 and 2, or the one of them still on the capture) at a new pipe
+    /// whose bytes go to `file`. On an error they are left on `file` (the capture goes on there,
+    /// as without a pipe).
+    pub(super) fn start(
+        file: &Arc<File>,
+        spawned_before: bool,
+        targets: &[i32],
+    ) -> io::Result<Self> {
         let pump = Pump::get()?;
+        let from = super::file_len(file)?;
         let (read, write) = sys::output_pipe()?;
-        let pointed = sys::copy_fd(write.as_raw_fd(), STDOUT)
-            .and_then(|()| sys::copy_fd(write.as_raw_fd(), STDERR));
+        let pointed = targets
+            .iter()
+            .try_for_each(|&fd| sys::copy_fd(write.as_raw_fd(), fd));
         if let Err(error) = pointed {
             let back = sys::file_fd(file)?;
-            let _ = sys::redirect(STDOUT, &back);
-            let _ = sys::redirect(STDERR, &back);
+            for &fd in targets {
+                let _ = sys::redirect(fd, &back);
+            }
             return Err(error);
         }
         drop(write); // fds 1 and 2 hold it now: the pipe ends when they and their copies close
@@ -105,7 +124,20 @@ impl Piped {
         Ok(Self {
             pipe,
             spawned_before,
+            from,
+            targets: targets.to_vec(),
+            forks: pump.forks,
         })
+    }
+
+    /// The capture file's size when fds 1 and 2 moved to the pipe.
+    pub(super) const fn from(&self) -> u64 {
+        self.from
+    }
+
+    /// Whether this process is the one that made the pipe (not a forked child of it).
+    fn is_ours(&self) -> bool {
+        sys::fork_count() == self.forks
     }
 
     /// Whether the capture had started a process (or may have) before fds 1 and 2 moved to the
@@ -117,13 +149,30 @@ impl Piped {
     /// Moves what the pipe holds now into the capture file, so that reading the file sees every
     /// byte written before this call.
     pub(super) fn settle(&self) {
+        if !self.is_ours() {
+            return;
+        }
         let mut flow = lock(&self.pipe.flow);
         self.pipe.pump(&mut flow, SETTLE_MOST);
     }
 
-    /// Writes `bytes` for one call among those sharing the capture, straight into the file
-    /// after what the pipe holds: answers the file's size before and after, and the count.
-    pub(super) fn write_own(&self, file: &File, bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
+    /// Writes `bytes` meant for `fd` (1 or 2) for one call among those sharing the capture,
+    /// straight into the file after what the pipe holds: answers the file's size before and
+    /// after, and the count. `None` when `fd` does not point at the pipe (the tool moved it) and
+    /// in a forked child (its writes go through the pipe like a child process's).
+    pub(super) fn write_own(
+        &self,
+        file: &File,
+        fd: i32,
+        bytes: &[u8],
+    ) -> Option<io::Result<(u64, u64, usize)>> {
+        if !self.is_ours() || !self.targets.contains(&fd) {
+            return None;
+        }
+        Some(self.write_own_now(file, bytes))
+    }
+
+    fn write_own_now(&self, file: &File, bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
         let mut flow = lock(&self.pipe.flow);
         self.pipe.pump(&mut flow, SETTLE_MOST);
         let before = super::file_len(file)?;
@@ -134,6 +183,9 @@ impl Piped {
     /// The capture ended and fds 1 and 2 are home: moves what is left into the file, then
     /// sends what arrives later to `err` as late output of `label`.
     pub(super) fn end(self, label: &str, err: RealStderr) {
+        if !self.is_ours() {
+            return;
+        }
         sys::publish_pipe_for_fatal(-1);
         let mut flow = lock(&self.pipe.flow);
         self.pipe.pump(&mut flow, SETTLE_MOST);
@@ -240,30 +292,34 @@ struct Pump {
 }
 
 impl Pump {
-    /// The pump, started on first use.
+    /// The pump, started on first use, if this process has one and it has room for a pipe.
     fn get() -> io::Result<&'static Self> {
         static PUMP: OnceLock<Option<Pump>> = OnceLock::new();
+        static STARTED: OnceLock<bool> = OnceLock::new();
         let pump = PUMP
             .get_or_init(|| {
-                let pump = Self {
+                Some(Self {
                     pipes: Mutex::new(Vec::new()),
                     waker: sys::Waker::new().ok()?,
                     forks: sys::fork_count(),
-                };
-                thread::Builder::new()
-                    .name("mcpline-capture-pipes".into())
-                    .spawn(|| {
-                        if let Some(Some(pump)) = PUMP.get() {
-                            pump.run();
-                        }
-                    })
-                    .ok()?;
-                Some(pump)
+                })
             })
             .as_ref()
-            .ok_or_else(|| io::Error::other("no thread to read a pipe with"))?;
+            .ok_or_else(|| io::Error::other("no waker for the pipe reader"))?;
+        let started = *STARTED.get_or_init(|| {
+            thread::Builder::new()
+                .name("mcpline-capture-pipes".into())
+                .spawn(move || pump.run())
+                .is_ok()
+        });
+        if !started {
+            return Err(io::Error::other("no thread to read a pipe with"));
+        }
         if pump.forks != sys::fork_count() {
             return Err(io::Error::other("a forked child has no pipe reader"));
+        }
+        if lock(&pump.pipes).len() >= MOST_PIPES {
+            return Err(io::Error::other("too many pipes alive"));
         }
         Ok(pump)
     }
@@ -278,7 +334,9 @@ impl Pump {
             let pipes = lock(&self.pipes).clone();
             let fds: Vec<BorrowedFd<'_>> = pipes.iter().map(|p| p.read.as_fd()).collect();
             let Ok(ready) = sys::wait_any(&fds, &self.waker) else {
-                return;
+                // Out of memory for the poll set, say: look again in a moment.
+                thread::sleep(Duration::from_millis(10));
+                continue;
             };
             let ended: Vec<&Arc<Pipe>> = ready
                 .into_iter()

@@ -17,8 +17,16 @@ pub(super) enum Piped {}
     reason = "same signatures as the unix half"
 )]
 impl Piped {
-    pub(super) fn start(_file: &Arc<File>, _spawned_before: bool) -> io::Result<Self> {
+    pub(super) fn start(
+        _file: &Arc<File>,
+        _spawned_before: bool,
+        _targets: &[i32],
+    ) -> io::Result<Self> {
         Err(io::ErrorKind::Unsupported.into())
+    }
+
+    pub(super) const fn from(&self) -> u64 {
+        match *self {}
     }
 
     pub(super) const fn spawned_before(&self) -> bool {
@@ -29,7 +37,12 @@ impl Piped {
         match *self {}
     }
 
-    pub(super) fn write_own(&self, _file: &File, _bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
+    pub(super) fn write_own(
+        &self,
+        _file: &File,
+        _fd: i32,
+        _bytes: &[u8],
+    ) -> Option<io::Result<(u64, u64, usize)>> {
         match *self {}
     }
 

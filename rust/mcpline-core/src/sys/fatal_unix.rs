@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI32, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 use libc::c_int;
 
@@ -40,6 +40,9 @@ static START: AtomicI64 = AtomicI64::new(0);
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);
 /// The reading end of the pipe the running call writes through (non-blocking), or -1.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
+/// The fork count (see `super::fork_count`) of the process that published [`PIPE`]: a forked
+/// child's copy of it is its parent's to read.
+static PIPE_FORKS: AtomicU64 = AtomicU64::new(0);
 /// The handlers installed before ours, in the order of [`FATAL`].
 static PREVIOUS: OnceLock<[libc::sigaction; FATAL.len()]> = OnceLock::new();
 
@@ -59,6 +62,7 @@ pub(crate) fn publish_for_fatal(capture: Option<(&File, u64)>, real_stderr: Opti
 /// still in it follows the capture file's bytes. The descriptor must stay open until
 /// published again.
 pub(crate) fn publish_pipe_for_fatal(pipe: c_int) {
+    PIPE_FORKS.store(super::fork_count(), Ordering::Release);
     PIPE.store(pipe, Ordering::Release);
 }
 
@@ -148,7 +152,12 @@ fn copy_labelled(capture: c_int, err: c_int) {
             write_all(err, bytes);
         });
     }
-    let pipe = PIPE.load(Ordering::Acquire);
+    let ours = PIPE_FORKS.load(Ordering::Acquire) == super::forks_now();
+    let pipe = if ours {
+        PIPE.load(Ordering::Acquire)
+    } else {
+        -1
+    };
     // At most 64 reads: a child that keeps writing cannot hold the dying process here.
     for _ in 0..(if pipe >= 0 { 64 } else { 0 }) {
         // SAFETY: `buf` is a live local `read` writes at most `buf.len()` bytes into; the

@@ -81,6 +81,11 @@ pub(crate) fn fork_count() -> u64 {
     FORKS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// [`fork_count`] for a signal handler: a load, nothing that could take a lock.
+pub(crate) fn forks_now() -> u64 {
+    FORKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How many times this process has called `fork` (see [`FORKED`]). `vfork` and `posix_spawn`
 /// run no fork handlers: language runtimes report those themselves (`capture::note_spawn`).
 pub(crate) fn forked_count() -> u64 {

@@ -41,16 +41,45 @@ fn nonblocking_cloexec(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
+/// A new pipe, both ends close-on-exec (at once on Linux, `pipe2`; elsewhere just after, so a
+/// process another thread starts in between may inherit them) and numbered 3 or above: a
+/// closed standard descriptor must never end up holding one.
+fn new_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: `pipe2` writes two descriptors into the two-element array it is given.
+    #[cfg(target_os = "linux")]
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    // SAFETY: `pipe` writes two descriptors into the two-element array it is given.
+    #[cfg(not(target_os = "linux"))]
+    let made = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    if made < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and nothing else owns them.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    Ok((above_standard(read)?, above_standard(write)?))
+}
+
+/// `fd` itself if it is numbered 3 or above, else a close-on-exec copy that is (and `fd` is
+/// closed, leaving its standard number free as it was).
+fn above_standard(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC reads only the descriptor number and creates a new one; no
+    // memory is passed.
+    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `new` was just created by fcntl and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
 impl Waker {
     /// A fresh self-pipe (both ends non-blocking and close-on-exec).
     pub(crate) fn new() -> io::Result<Self> {
-        let mut fds = [0 as RawFd; 2];
-        // SAFETY: `pipe` writes two descriptors into the two-element array it is given.
-        if unsafe { libc::pipe(fds.as_mut_ptr()) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: both descriptors were just created by `pipe` and nothing else owns them.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (read, write) = new_pipe()?;
         nonblocking_cloexec(read.as_raw_fd())?;
         nonblocking_cloexec(write.as_raw_fd())?;
         Ok(Self { read, write })
@@ -125,20 +154,17 @@ pub(crate) fn wait_readable(
     }
 }
 
-/// A pipe for fds 1 and 2 to point at: the reading end non-blocking and close-on-exec, the
-/// writing end close-on-exec (its `dup2` copies on fds 1 and 2 are inherited).
+/// A pipe for fds 1 and 2 to point at: the reading end non-blocking, both ends close-on-exec
+/// (the `dup2` copies of the writing end on fds 1 and 2 are inherited) and numbered 3 or above.
 pub(crate) fn output_pipe() -> io::Result<(std::fs::File, OwnedFd)> {
-    let waker = Waker::new()?;
-    // SAFETY: F_GETFL/F_SETFL read and set the flags of a descriptor `waker` owns; no memory is
-    // passed. Writes through it block when the pipe is full, as writes to a pipe do.
-    unsafe {
-        let write = waker.write.as_raw_fd();
-        let flags = libc::fcntl(write, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(write, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
+    let (read, write) = new_pipe()?;
+    nonblocking_cloexec(read.as_raw_fd())?;
+    // SAFETY: F_SETFD reads only the descriptor number; no memory is passed.
+    #[cfg(not(target_os = "linux"))]
+    if unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
     }
-    Ok((std::fs::File::from(waker.read), waker.write))
+    Ok((std::fs::File::from(read), write))
 }
 
 /// Waits until `waker` is woken or some of `inputs` are readable (or at their end), and
