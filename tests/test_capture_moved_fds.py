@@ -3,6 +3,7 @@ through ``/dev/stdout`` or ``/dev/stderr`` leave the capture intact (POSIX)."""
 
 import json
 import sys
+import time
 
 import pytest
 from conftest import SERVERS_DIR, call_frame
@@ -68,6 +69,27 @@ def test_a_child_of_a_tool_that_closed_fd_1_has_its_stderr_captured(spawn):
     text = attached(server.call("speak", {"word": "next"}))
     assert "python says next" in text, text
     assert "child says next" in text, text
+
+
+def test_a_child_started_after_a_tool_put_fd_1_back_keeps_its_late_output_out_of_later_calls(
+    spawn,
+):
+    server = spawn(SERVER)
+    server.initialize()
+    # Queued right behind it, so the next call would take the file over if it could.
+    burst = [call_frame("start", "child_after_fd_1_back", {"tag": "A"})]
+    burst += [call_frame(f"s{n}", "speak", {"word": f"w{n}"}) for n in range(3)]
+    server.send_bytes(b"".join(burst))
+    results = [server.recv(10) for _ in burst]
+    deadline = time.monotonic() + 0.8
+    while time.monotonic() < deadline:
+        results.append(server.call("speak", {"word": "later"}))
+        time.sleep(0.05)
+    server.close_stdin()
+    assert server.wait(10) == 0
+    for result in results:
+        assert "late from" not in json.dumps(result), result
+    assert '[child_after_fd_1_back #"start", late] late from A\n' in server.stderr_text()
 
 
 @pytest.mark.parametrize("redirect", [">>", ">"])

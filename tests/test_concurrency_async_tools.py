@@ -5,6 +5,7 @@ writes made while calls overlapped are marked as shared with the others."""
 
 import json
 import re
+import time
 
 from conftest import SERVERS_DIR
 
@@ -180,3 +181,32 @@ def test_cancelling_one_overlapping_call_leaves_the_others_serving(spawn):
     assert responses(server, 1)[102]["result"]["structuredContent"] == {"result": 1}
     server.notify("notifications/cancelled", {"requestId": 101})
     assert server.call("busy", {"seconds": 0.01}, timeout=5)["structuredContent"] == {"result": 1}
+
+
+def test_late_output_of_a_child_started_while_calls_overlapped_names_the_call_that_started_it(
+    spawn,
+):
+    server = spawn(SERVER)
+    server.initialize()
+    # The quiet starter leaves first; the other call ends the shared capture.
+    send_all(server, [call_frame(1, "leave_child", tag="A"), call_frame(2, "busy", seconds=0.15)])
+    responses(server, 2)
+    time.sleep(0.6)
+    server.close_stdin()
+    assert server.wait(10) == 0
+    late = [line for line in server.stderr_text().splitlines() if line.endswith("late from A")]
+    assert len(late) == 1, server.stderr_text()
+    assert re.match(
+        r"^\[(leave_child #1 \+ busy #2|busy #2 \+ leave_child #1), late\] ", late[0]
+    ), late
+
+
+def test_a_print_with_fd_1_moved_after_a_child_ran_goes_where_fd_1_points(spawn, tmp_path):
+    log = tmp_path / "tool.log"
+    server = spawn(SERVER)
+    server.initialize()
+    frames = [call_frame(1, "log_after_child", path=str(log)), call_frame(2, "busy", seconds=0.3)]
+    send_all(server, frames)
+    got = responses(server, 2)
+    assert log.read_text() == "to the tool's log\n"
+    assert "to the tool's log" not in json.dumps(got[1]["result"]), got[1]

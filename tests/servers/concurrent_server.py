@@ -5,6 +5,9 @@ so a test can tell concurrent calls from calls run one after another without tim
 ``busy`` reports the most calls of it that ever ran at once. ``chatty`` prints through every
 Python-level route (``print``, ``sys.stderr``, a ``logging`` handler set up at import) and
 starts a child that prints, while another call of it runs. ``sync_step`` is a plain tool.
+``leave_child`` starts a child that prints "late from TAG" 0.3 s later and returns at once,
+printing nothing. ``log_after_child`` runs a child, then points fd 1 at its own log file and
+prints a line there.
 """
 
 import asyncio
@@ -65,6 +68,32 @@ async def hang() -> str:
     """Wait until cancelled."""
     await asyncio.Event().wait()
     return "never"
+
+
+@server.tool
+async def leave_child(tag: str) -> str:
+    """Start a child that prints after this call ended; print nothing."""
+    script = "import sys, time; time.sleep(0.3); print('late from', sys.argv[1], flush=True)"
+    await asyncio.create_subprocess_exec(sys.executable, "-c", script, tag)
+    return "started"
+
+
+@server.tool(output="result")
+async def log_after_child(path: str) -> str:
+    """Run a child, then print a line with fd 1 pointed at the tool's own log."""
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await process.wait()
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    saved = os.dup(1)
+    os.dup2(log, 1)
+    os.close(log)
+    try:
+        print("to the tool's log", flush=True)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    await asyncio.sleep(0.1)
+    return "done"
 
 
 @server.tool(output="result")

@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 
 from mcpline import Server
 
@@ -48,6 +49,24 @@ def child_without_stdout() -> str:
     os.close(1)
     subprocess.run(["sh", "-c", "echo child to stderr >&2"], check=True)
     return "done"
+
+
+LATE_CHILD = "import sys, time; time.sleep(0.3); print('late from', sys.argv[1], flush=True)"
+
+
+@server.tool
+def child_after_fd_1_back(tag: str) -> str:
+    """Runs a child while fd 1 points elsewhere, puts fd 1 back, then leaves a child behind
+    that prints "late from TAG" 0.3 s later."""
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    subprocess.run(["true"], check=True)
+    os.dup2(saved, 1)
+    os.close(saved)
+    subprocess.Popen([sys.executable, "-c", LATE_CHILD, tag])
+    return "started"
 
 
 @server.tool(output="result")

@@ -87,6 +87,9 @@ impl Capture {
             };
             let at = settled_len(file, piped.as_ref())
                 .map_err(|source| CaptureError::CaptureFile { source })?;
+            if let Some(piped) = piped {
+                piped.joined(Arc::clone(&label));
+            }
             match holders {
                 Holders::Sole {
                     member: first,
@@ -145,7 +148,8 @@ impl Capture {
         {
             if piped.is_some() && overlap.running() == 1 && overlap.is_running(self.member) {
                 // The last one: what reaches the pipe until fds 1 and 2 are home is its too.
-                go_home(home)?;
+                // (A failure is reported by the end of the capture below, which tries again.)
+                let _ = go_home(home);
             }
             let at = settled_len(&file, piped.as_ref())
                 .map_err(|source| CaptureError::CaptureFile { source })?;

@@ -315,22 +315,12 @@ impl Cell {
         if !matches!(self.streams, Streams::Capturing { .. }) {
             return Ok(());
         }
-        let Streams::Capturing {
-            home,
-            holders,
-            piped,
-            ..
-        } = self.take_streams()
-        else {
+        let Streams::Capturing { home, piped, .. } = self.take_streams() else {
             unreachable!("matched as capturing above");
         };
         let restored = go_home(&home);
         if let Some(piped) = piped {
-            let label = match &holders {
-                Holders::Sole { label, .. } => label.to_string(),
-                Holders::Shared(overlap) => overlap.labels_since(piped.from()).join(" + "),
-            };
-            piped.end(&label, RealStderr::on(&home.err));
+            piped.end(RealStderr::on(&home.err));
             spawns::children_seen();
         }
         let kept = (self.protect.is_some() && restored.is_ok()).then_some(home);
@@ -389,9 +379,10 @@ fn pipe_the_capture() {
     let mut cell = cell();
     let Streams::Capturing {
         file,
+        holders,
         spawns: before,
         began,
-        piped: piped @ None,
+        piped,
         ..
     } = &mut cell.streams
     else {
@@ -399,30 +390,32 @@ fn pipe_the_capture() {
     };
     // Only those of fds 1 and 2 that still reach the capture: one the tool pointed at its own
     // log (for its children to write there) or closed stays as the tool left it.
+    let id = sys::file_id(file).ok();
     let targets: Vec<i32> = [STDOUT, STDERR]
         .into_iter()
-        .filter(|&fd| reaches(fd, file))
+        .filter(|&fd| id.is_some() && sys::fd_file(fd).map(|(fd_id, _)| fd_id) == id)
         .collect();
+    if let Some(piped) = piped {
+        if !targets.is_empty() {
+            // The tool put one back on the file since: this child may hold the file.
+            piped.file_inherited();
+        }
+        return;
+    }
     if targets.is_empty() {
         return;
     }
+    let labels = match holders {
+        Holders::Sole { label, .. } => vec![Arc::clone(label)],
+        Holders::Shared(overlap) => overlap
+            .running_labels()
+            .into_iter()
+            .map(Arc::from)
+            .collect(),
+    };
     let spawned_before = started_a_process(*before, *began);
-    if let Ok(started) = Piped::start(file, spawned_before, &targets) {
+    if let Ok(started) = Piped::start(file, spawned_before, &targets, labels) {
         *piped = Some(started);
-    }
-}
-
-/// Whether standard descriptor `fd` still reaches the capture file `file` (see [`still_on`]).
-fn reaches(fd: i32, file: &File) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = file;
-        sys::is_marked(fd)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let id = sys::file_id(file).ok();
-        sys::fd_file(fd).is_some_and(|(fd_id, _)| Some(fd_id) == id)
     }
 }
 

@@ -104,16 +104,6 @@ impl Overlap {
             .collect()
     }
 
-    /// The labels of the members that ran at some point after offset `at` (still running, or
-    /// left past it), in the order they joined.
-    pub(super) fn labels_since(&self, at: u64) -> Vec<&str> {
-        self.members
-            .iter()
-            .filter(|m| m.end.is_none_or(|end| end > at))
-            .map(|m| &*m.label)
-            .collect()
-    }
-
     /// Whether `id` is a running member.
     pub(super) fn is_running(&self, id: u64) -> bool {
         self.members.iter().any(|m| m.id == id && m.end.is_none())

@@ -21,8 +21,13 @@
 //! gone, and what waits in it is bounded by the pipe's buffer. The capture file itself, which
 //! no reported child ever held, is reused by the next call as usual.
 //!
-//! A process started without a report (a C library's own `posix_spawn`) still inherits the
-//! file; `late` handles those.
+//! Only fds 1 and 2 that still reach the capture file move: one the tool pointed at its own log
+//! stays there. The late label names every call that ran while the pipe was in place (calls
+//! sharing the capture, see `overlap`): any of them may have started the writer.
+//!
+//! A process started without a report (a C library's own `posix_spawn`), or while a tool had
+//! put fd 1 or 2 back on the file, still inherits the file; so do all children once
+//! [`MOST_PIPES`] pipes are alive. `late` handles those.
 
 use std::fs::File;
 use std::io::{self, Read as _, Write as _};
@@ -51,10 +56,11 @@ const SETTLE_MOST: usize = 1024 * 1024 + CHUNK;
 pub(super) struct Piped {
     pipe: Arc<Pipe>,
     spawned_before: bool,
-    /// The capture file's size when fds 1 and 2 moved to the pipe.
-    from: u64,
-    /// Which of fds 1 and 2 point at the pipe.
-    targets: Vec<i32>,
+    /// The calls that ran while fds 1 and 2 pointed at the pipe (any of them may have started
+    /// the processes that write there later).
+    labels: Vec<Arc<str>>,
+    /// What the pipe is, to tell whether fd 1 or 2 still points at it.
+    id: Option<sys::FileId>,
     /// [`sys::fork_count`] then: a forked child, which has a copy of this but no pump (and
     /// maybe a copy of a lock the pump held), leaves the pipe alone.
     forks: u64,
@@ -93,14 +99,16 @@ impl Piped {
     /// Points `targets` (fds 1 and 2, or the one of them still on the capture) at a new pipe
     /// whose bytes go to `file`. On an error they are left on `file` (the capture goes on there,
     /// as without a pipe).
+    /// `labels`: the calls running now.
     pub(super) fn start(
         file: &Arc<File>,
         spawned_before: bool,
         targets: &[i32],
+        labels: Vec<Arc<str>>,
     ) -> io::Result<Self> {
         let pump = Pump::get()?;
-        let from = super::file_len(file)?;
         let (read, write) = sys::output_pipe()?;
+        let id = sys::file_id(&read).ok();
         let pointed = targets
             .iter()
             .try_for_each(|&fd| sys::copy_fd(write.as_raw_fd(), fd));
@@ -124,15 +132,21 @@ impl Piped {
         Ok(Self {
             pipe,
             spawned_before,
-            from,
-            targets: targets.to_vec(),
+            labels,
+            id,
             forks: pump.forks,
         })
     }
 
-    /// The capture file's size when fds 1 and 2 moved to the pipe.
-    pub(super) const fn from(&self) -> u64 {
-        self.from
+    /// Another call joined the capture: processes it starts write to the pipe too.
+    pub(super) fn joined(&mut self, label: Arc<str>) {
+        self.labels.push(label);
+    }
+
+    /// A process is starting while fd 1 or 2 is back on the capture file (the tool put it
+    /// there): it may hold the file after the call, as one started before the pipe may.
+    pub(super) fn file_inherited(&mut self) {
+        self.spawned_before = true;
     }
 
     /// Whether this process is the one that made the pipe (not a forked child of it).
@@ -166,7 +180,10 @@ impl Piped {
         fd: i32,
         bytes: &[u8],
     ) -> Option<io::Result<(u64, u64, usize)>> {
-        if !self.is_ours() || !self.targets.contains(&fd) {
+        if !self.is_ours() || self.id.is_none() {
+            return None;
+        }
+        if sys::fd_file(fd).map(|(id, _)| id) != self.id {
             return None;
         }
         Some(self.write_own_now(file, bytes))
@@ -181,16 +198,17 @@ impl Piped {
     }
 
     /// The capture ended and fds 1 and 2 are home: moves what is left into the file, then
-    /// sends what arrives later to `err` as late output of `label`.
-    pub(super) fn end(self, label: &str, err: RealStderr) {
+    /// sends what arrives later to `err` as late output of the calls that ran meanwhile.
+    pub(super) fn end(self, err: RealStderr) {
         if !self.is_ours() {
             return;
         }
         sys::publish_pipe_for_fatal(-1);
         let mut flow = lock(&self.pipe.flow);
         self.pipe.pump(&mut flow, SETTLE_MOST);
+        let names: Vec<&str> = self.labels.iter().map(|label| &**label).collect();
         flow.to = Sink::Late {
-            label: format!("[{label}, late] "),
+            label: format!("[{}, late] ", names.join(" + ")),
             err,
             partial: Vec::new(),
         };

@@ -21,11 +21,16 @@ impl Piped {
         _file: &Arc<File>,
         _spawned_before: bool,
         _targets: &[i32],
+        _labels: Vec<Arc<str>>,
     ) -> io::Result<Self> {
         Err(io::ErrorKind::Unsupported.into())
     }
 
-    pub(super) const fn from(&self) -> u64 {
+    pub(super) fn joined(&mut self, _label: Arc<str>) {
+        match *self {}
+    }
+
+    pub(super) fn file_inherited(&mut self) {
         match *self {}
     }
 
@@ -46,7 +51,7 @@ impl Piped {
         match *self {}
     }
 
-    pub(super) fn end(self, _label: &str, _err: RealStderr) {
+    pub(super) fn end(self, _err: RealStderr) {
         match self {}
     }
 }

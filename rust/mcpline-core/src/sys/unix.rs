@@ -257,8 +257,8 @@ pub(crate) struct FileId {
     ino: u64,
 }
 
-/// The identity of `file` (Linux checks fds 1 and 2 with a mark instead: see [`is_marked`]).
-#[cfg(not(target_os = "linux"))]
+/// The identity of `file` (Linux checks fds 1 and 2 with a mark after each call instead: see
+/// [`is_marked`]).
 pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
     use std::os::unix::fs::MetadataExt as _;
     let meta = file.metadata()?;
@@ -269,8 +269,7 @@ pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
 }
 
 /// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed.
-/// (Linux checks fds 1 and 2 with a mark instead: see [`is_marked`].)
-#[cfg(not(target_os = "linux"))]
+/// (Linux checks fds 1 and 2 with a mark after each call instead: see [`is_marked`].)
 pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat writes one `struct stat` into `stat`, a live value of that type; a closed
