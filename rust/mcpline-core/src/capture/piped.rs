@@ -41,7 +41,11 @@ use crate::sync::lock;
 use crate::sys;
 
 /// How much is read at a time.
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 16 * 1024;
+/// After a look that found only a little, the pump waits this long before the next: a tool's
+/// lines then cost it one wake-up per burst rather than one each. A pipe holds 64 KiB, so a
+/// writer that fills it is never held up long (and a look that finds much does not wait).
+const GATHER: Duration = Duration::from_micros(200);
 /// A late line longer than this is passed on without waiting for its end.
 const LONGEST_LINE: usize = 8 * 1024;
 /// At most this many pipes are alive at once (each holds a descriptor of this process): past
@@ -80,6 +84,8 @@ struct Flow {
     to: Sink,
     /// The pipe's writers are all gone.
     ended: bool,
+    /// What a read lands in (made once per pipe).
+    buf: Vec<u8>,
 }
 
 #[derive(Debug)]
@@ -125,6 +131,7 @@ impl Piped {
             flow: Mutex::new(Flow {
                 to: Sink::Call(Arc::clone(file)),
                 ended: false,
+                buf: vec![0; CHUNK],
             }),
         });
         sys::publish_pipe_for_fatal(pipe.read.as_raw_fd());
@@ -217,33 +224,34 @@ impl Piped {
 
 impl Pipe {
     /// Moves up to `most` bytes (or until the pipe is empty) from the pipe to the sink. Answers
-    /// whether the pipe may still bring more.
-    fn pump(&self, flow: &mut Flow, most: usize) -> bool {
+    /// whether the pipe may still bring more, and how much was moved.
+    fn pump(&self, flow: &mut Flow, most: usize) -> (bool, usize) {
         if flow.ended {
-            return false;
+            return (false, 0);
         }
-        let mut buf = vec![0; CHUNK];
+        let Flow { to, ended, buf } = flow;
         let mut moved = 0;
-        while moved < most {
-            match (&self.read).read(&mut buf) {
+        // A dying process leaves what is in the pipe to its fatal-signal handler.
+        while moved < most && !sys::dying() {
+            match (&self.read).read(buf) {
                 Ok(0) => {
-                    flow.ended = true;
-                    flow.to.finish();
-                    return false;
+                    *ended = true;
+                    to.finish();
+                    return (false, moved);
                 }
                 Ok(read) => {
-                    flow.to.take(&buf[..read]);
+                    to.take(&buf[..read]);
                     moved += read;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return (true, moved),
                 Err(_) => {
-                    flow.ended = true;
-                    return false;
+                    *ended = true;
+                    return (false, moved);
                 }
             }
         }
-        true
+        (true, moved)
     }
 }
 
@@ -349,6 +357,10 @@ impl Pump {
 
     fn run(&self) {
         loop {
+            if sys::dying() {
+                thread::sleep(Duration::from_millis(1));
+                continue;
+            }
             let pipes = lock(&self.pipes).clone();
             let fds: Vec<BorrowedFd<'_>> = pipes.iter().map(|p| p.read.as_fd()).collect();
             let Ok(ready) = sys::wait_any(&fds, &self.waker) else {
@@ -356,13 +368,20 @@ impl Pump {
                 thread::sleep(Duration::from_millis(10));
                 continue;
             };
-            let ended: Vec<&Arc<Pipe>> = ready
-                .into_iter()
-                .map(|index| &pipes[index])
-                .filter(|pipe| !pipe.pump(&mut lock(&pipe.flow), CHUNK * 16))
-                .collect();
+            let mut ended: Vec<&Arc<Pipe>> = Vec::new();
+            let mut moved = 0;
+            for pipe in ready.into_iter().map(|index| &pipes[index]) {
+                let (open, count) = pipe.pump(&mut lock(&pipe.flow), 64 * CHUNK);
+                moved += count;
+                if !open {
+                    ended.push(pipe);
+                }
+            }
             if !ended.is_empty() {
                 lock(&self.pipes).retain(|p| !ended.iter().any(|e| Arc::ptr_eq(p, e)));
+            }
+            if moved > 0 && moved < CHUNK {
+                thread::sleep(GATHER);
             }
         }
     }

@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 use libc::c_int;
 
@@ -40,6 +40,9 @@ static START: AtomicI64 = AtomicI64::new(0);
 static REAL_STDERR: AtomicI32 = AtomicI32::new(-1);
 /// The reading end of the pipe the running call writes through (non-blocking), or -1.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
+/// Set while a fatal signal is handled: the pump stops taking bytes out of the pipe (see
+/// [`dying`]), so what is still there stays for the handler to copy, in order.
+static DYING: AtomicBool = AtomicBool::new(false);
 /// The fork count (see `super::fork_count`) of the process that published [`PIPE`]: a forked
 /// child's copy of it is its parent's to read.
 static PIPE_FORKS: AtomicU64 = AtomicU64::new(0);
@@ -64,6 +67,12 @@ pub(crate) fn publish_for_fatal(capture: Option<(&File, u64)>, real_stderr: Opti
 pub(crate) fn publish_pipe_for_fatal(pipe: c_int) {
     PIPE_FORKS.store(super::fork_count(), Ordering::Release);
     PIPE.store(pipe, Ordering::Release);
+}
+
+/// Whether a fatal signal is being handled: the thread that empties a call's pipe into its
+/// capture file stops, leaving the rest to the handler.
+pub(crate) fn dying() -> bool {
+    DYING.load(Ordering::Acquire)
 }
 
 /// The bytes of the active capture now begin at `start` (the cap moved the rest to the log).
@@ -178,6 +187,20 @@ fn copy_labelled(capture: c_int, err: c_int) {
 extern "C" fn on_fatal(signal: c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let err = REAL_STDERR.load(Ordering::Acquire);
     let capture = CAPTURE.swap(-1, Ordering::AcqRel);
+    DYING.store(true, Ordering::Release);
+    if PIPE.load(Ordering::Acquire) >= 0 {
+        // A move from the pipe to the file that began before the store above ends within
+        // microseconds: let it land in the file before the file is copied.
+        let pause = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 2_000_000,
+        };
+        // SAFETY: nanosleep is async-signal-safe; it reads one live timespec and is given no
+        // remainder to write.
+        unsafe {
+            libc::nanosleep(&raw const pause, std::ptr::null_mut());
+        }
+    }
     if err >= 0 {
         if capture >= 0 {
             write_all(err, b"[mcpline] fatal signal ");
@@ -192,6 +215,8 @@ extern "C" fn on_fatal(signal: c_int, info: *mut libc::siginfo_t, context: *mut 
             libc::dup2(err, 2);
         }
     }
+    // Should the process live on (a handler before ours recovers), the pipe flows again.
+    DYING.store(false, Ordering::Release);
     hand_on(signal, info, context);
 }
 

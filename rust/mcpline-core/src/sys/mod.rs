@@ -24,7 +24,7 @@ pub(crate) use unix::*;
 mod fatal_unix;
 #[cfg(unix)]
 pub(crate) use fatal_unix::{
-    catch_fatal_signals, publish_capture_start, publish_for_fatal, publish_pipe_for_fatal,
+    catch_fatal_signals, dying, publish_capture_start, publish_for_fatal, publish_pipe_for_fatal,
 };
 
 #[cfg(unix)]
