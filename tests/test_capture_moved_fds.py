@@ -103,6 +103,16 @@ def test_writing_through_dev_stderr_loses_nothing(spawn, redirect):
     assert lines[-4:] == ["python before", "shell one", "shell two", "python after"], text
 
 
+@pytest.mark.parametrize("mode", ["a", "w"])
+def test_python_writing_through_its_own_open_of_dev_stderr_loses_nothing(spawn, mode):
+    server = spawn(SERVER)
+    server.initialize()
+    text = attached(server.call("python_dev_stderr", {"mode": mode}))
+    assert "\x00" not in text, json.dumps(text)
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines[-4:] == ["python before", "direct one", "direct two", "python after"], text
+
+
 # Queued together, the second call's capture goes on in the file the first one filled, and
 # what the first call printed stays its own.
 @pytest.mark.parametrize("lines_before", [200, 1])

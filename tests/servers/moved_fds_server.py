@@ -70,6 +70,17 @@ def child_after_fd_1_back(tag: str) -> str:
 
 
 @server.tool(output="result")
+def python_dev_stderr(mode: str) -> str:
+    """Prints, writes twice through its own opens of /dev/stderr in `mode`, prints again."""
+    print("python before", flush=True)
+    for line in ("direct one", "direct two"):
+        with open("/dev/stderr", mode, encoding="utf-8") as stream:
+            stream.write(line + "\n")
+    print("python after", flush=True)
+    return "done"
+
+
+@server.tool(output="result")
 def speak(word: str) -> str:
     """Prints a word, and a child prints it too."""
     print(f"python says {word}", flush=True)

@@ -56,7 +56,7 @@ mod validate;
 
 pub use capture::{
     Capture, CaptureError, Captured, ProtectedStdio, Window, is_capturing, new_member, note_spawn,
-    set_capture_cap, settle, write_attributed, write_real_stderr,
+    note_truncating_open, set_capture_cap, settle, write_attributed, write_real_stderr,
 };
 pub use config::{
     DEFAULT_MAX_CONCURRENCY, EXIT_HOOK_PATIENCE, ExitHook, STOP_POLL, ServeEnd, ServerConfig,

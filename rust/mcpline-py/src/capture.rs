@@ -82,6 +82,14 @@ pub(crate) fn note_spawn(py: Python<'_>) {
     py.detach(mcpline_core::note_spawn);
 }
 
+/// Tells the capture cell that this process is about to open fd 1 or 2 anew with truncation
+/// (``open("/dev/stderr", "w")``; ``mcpline._spawns`` calls it from an audit hook): a running
+/// capture's fds 1 and 2 move to a pipe first, which the open cannot empty.
+#[pyfunction]
+pub(crate) fn note_truncating_open(py: Python<'_>) {
+    py.detach(mcpline_core::note_truncating_open);
+}
+
 /// Writes ``data`` to the process's real stderr, also while a capture holds fd 2 (a log line
 /// written outside any call never lands in a running call's output).
 #[pyfunction]

@@ -22,7 +22,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule(gil_used = false)]
 mod _core {
     #[pymodule_export]
-    use crate::capture::{PyCaptureCell, note_spawn, write_real_stderr};
+    use crate::capture::{PyCaptureCell, note_spawn, note_truncating_open, write_real_stderr};
     #[pymodule_export]
     use crate::context::PyContext;
     #[pymodule_export]

@@ -371,9 +371,19 @@ impl Cell {
     }
 }
 
+/// Tells the cell that code in this process is about to open fd 1 or 2 anew with truncation
+/// (Python's `open("/dev/stderr", "w")`, which reopens the capture file and would empty it): a
+/// running capture's fds 1 and 2 move to a pipe first (see `piped`), which such an open reaches
+/// without emptying anything.
+pub fn note_truncating_open() {
+    if is_capturing() {
+        pipe_the_capture();
+    }
+}
+
 /// Points the active capture's fds 1 and 2 at a pipe (see `piped`), for a process about to
-/// start: the language runtime reported it ([`note_spawn`]). Once per capture; on failure the
-/// capture goes on in its file.
+/// start or a truncating open of fd 1 or 2 ([`note_spawn`], [`note_truncating_open`]). Once per
+/// capture; on failure the capture goes on in its file.
 fn pipe_the_capture() {
     sys::flush_c_stdio();
     let mut cell = cell();

@@ -6,8 +6,10 @@
 //! its call keeps the file itself, so what it writes later has to be looked for (see `late`).
 //!
 //! So when the language runtime reports that a process is about to start while a capture runs
-//! ([`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.fork`, ...), the cell points
-//! fds 1 and 2 at a fresh pipe for the rest of that capture. Opening a pipe anew through
+//! ([`super::note_spawn`]: Python's `subprocess`, `os.system`, `os.fork`, ...), or that its own
+//! code is about to open fd 1 or 2 anew with truncation ([`super::note_truncating_open`]:
+//! `open("/dev/stderr", "w")`), the cell points fds 1 and 2 at a fresh pipe for the rest of that
+//! capture. Opening a pipe anew through
 //! `/dev/stderr` reaches the same pipe, and truncating it means nothing, so no byte is lost. A
 //! thread (the pump) moves whatever arrives into the capture file, in order, so everything else
 //! (the attached tail, calls sharing the capture, the capture cap, the log copy) reads the file
