@@ -10,7 +10,9 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::late::{self, Finished};
+use super::outlet::Outlet;
 use super::overlap::Overlap;
+use super::spawns::SPAWN_TAKES;
 use super::{
     BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
     STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, go_home, goes_on_at,
@@ -139,8 +141,6 @@ impl Capture {
         if let Streams::Capturing {
             holders: Holders::Shared(overlap),
             drained,
-            spawns: before,
-            began,
             piped,
             home,
             ..
@@ -157,11 +157,9 @@ impl Capture {
             let pieces = overlap.leave(self.member, at);
             let drained = *drained;
             if overlap.running() == 0 {
-                let spawned = match piped {
-                    Some(piped) => piped.spawned_before(),
-                    None => started_a_process(*before, *began),
-                };
-                cell.end_capture()?;
+                let ending = Ending::of(&cell.streams);
+                let outlet = cell.end_capture()?;
+                let (spawned, exact, outlet) = ending.after(outlet, &file);
                 let cell = &mut *cell;
                 cell.after.keep(
                     Finished {
@@ -169,6 +167,8 @@ impl Capture {
                         end: at,
                         label: label.unwrap_or_else(|| Arc::from("")),
                         spawned,
+                        exact,
+                        outlet,
                         late_seen: false,
                         // Not looked at: the file is emptied before it is used again.
                         intact: false,
@@ -183,27 +183,16 @@ impl Capture {
             };
             return Ok(captured.after(drained));
         }
-        // A capture whose fds moved to a pipe (see `piped`) never parks: they point at the pipe.
-        let (spawned, piped) = match &cell.streams {
-            Streams::Capturing {
-                piped: Some(piped), ..
-            } => (piped.spawned_before(), true),
-            Streams::Capturing {
-                spawns: before,
-                began,
-                ..
-            } => (started_a_process(*before, *began), false),
-            _ => (false, false),
-        };
+        let ending = Ending::of(&cell.streams);
         let parks = cell.protect.is_some()
-            && !spawned
-            && !piped
+            && ending.parks()
             && matches!(cell.streams, Streams::Capturing { .. });
         if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
             let Streams::Capturing {
                 home,
                 start,
                 drained,
+                outlet,
                 ..
             } = cell.take_streams()
             else {
@@ -213,6 +202,7 @@ impl Capture {
             cell.set_streams(Streams::Parked {
                 home,
                 file,
+                outlet,
                 end: len,
                 spawns: spawns(),
                 intact,
@@ -228,7 +218,8 @@ impl Capture {
             } => ((*start, *drained), Arc::clone(label)),
             _ => ((BASE, BASE), Arc::from("")),
         };
-        cell.end_capture()?;
+        let outlet = cell.end_capture()?;
+        let (spawned, exact, outlet) = ending.after(outlet, &file);
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
         let (captured, intact) = own_bytes(&file, from, len);
         let cell = &mut *cell;
@@ -238,12 +229,86 @@ impl Capture {
                 end: len,
                 label,
                 spawned,
+                exact,
+                outlet,
                 late_seen: false,
                 intact,
             },
             &mut LateLog::new(home_err(&cell.streams)),
         );
         Ok(captured)
+    }
+}
+
+/// What the end of a capture does about processes its call may have started, which may hold
+/// its file and write there later (see `outlet`). Told while the capture is still active.
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    /// None can have started: fds 1 and 2 may park on the outlet, which is kept.
+    Quiet,
+    /// One may have (reported, through the pipe, or the call lasted long enough): close the
+    /// outlet once fds 1 and 2 are home, and ask whether anybody still holds it.
+    Ask,
+    /// No outlet that can tell (see `outlet`): `spawned` is what the cell saw. A capture whose
+    /// fds moved to a pipe never parks (they point at the pipe).
+    Seen { spawned: bool, piped: bool },
+}
+
+impl Ending {
+    fn of(streams: &Streams) -> Self {
+        let Streams::Capturing {
+            spawns: before,
+            began,
+            piped,
+            outlet,
+            ..
+        } = streams
+        else {
+            return Self::Quiet;
+        };
+        if outlet.can_tell() {
+            let may_have_started =
+                piped.is_some() || spawns() != *before || began.elapsed() >= SPAWN_TAKES;
+            return if may_have_started {
+                Self::Ask
+            } else {
+                Self::Quiet
+            };
+        }
+        let spawned = match piped {
+            Some(piped) => piped.spawned_before(),
+            None => started_a_process(*before, *began),
+        };
+        Self::Seen {
+            spawned,
+            piped: piped.is_some(),
+        }
+    }
+
+    const fn parks(self) -> bool {
+        matches!(
+            self,
+            Self::Quiet
+                | Self::Seen {
+                    spawned: false,
+                    piped: false
+                }
+        )
+    }
+
+    /// Once fds 1 and 2 are home, with the `outlet` they wrote through: whether a process may
+    /// still hold the capture file, whether that is known exactly (the outlet told), and the
+    /// outlet to keep for the file's next capture.
+    fn after(self, outlet: Option<Outlet>, file: &File) -> (bool, bool, Option<Outlet>) {
+        match (self, outlet) {
+            (Self::Ask, Some(outlet)) => match outlet.close(file) {
+                Some(held) => (held, true, None),
+                None => (true, false, None),
+            },
+            (Self::Seen { spawned, .. }, outlet) => (spawned, false, outlet),
+            (Self::Quiet, outlet) => (false, false, outlet),
+            (Self::Ask, None) => (true, false, None),
+        }
     }
 }
 
@@ -267,11 +332,14 @@ fn own_bytes(file: &Arc<File>, (start, drained): (u64, u64), len: u64) -> (Captu
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
-    let (home, file, start) = if let Some(start) = take_over_parked(cell) {
-        let Streams::Parked { home, file, .. } = cell.take_streams() else {
+    let (home, file, start, outlet) = if let Some(start) = take_over_parked(cell) {
+        let Streams::Parked {
+            home, file, outlet, ..
+        } = cell.take_streams()
+        else {
             unreachable!("take_over_parked checked it is parked");
         };
-        (home, file, start)
+        (home, file, start, outlet)
     } else {
         redirect_to_a_capture_file(cell)?
     };
@@ -284,6 +352,7 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
         spawns: spawns(),
         began: Instant::now(),
         piped: None,
+        outlet,
     });
     Ok(Capture {
         file: Some(file),
@@ -292,9 +361,11 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
 }
 
 /// Points fds 1 and 2 at a capture file (a kept one or a fresh one), unparking them first;
-/// answers where they go back, the file and where the capture's bytes begin in it. Nothing is
-/// left redirected on an error.
-fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>, u64), CaptureError> {
+/// answers where they go back, the file, where the capture's bytes begin in it and the outlet
+/// they write through. Nothing is left redirected on an error.
+fn redirect_to_a_capture_file(
+    cell: &mut Cell,
+) -> Result<(Home, Arc<File>, u64, Outlet), CaptureError> {
     // A parked file not taken over (a process may hold it, a result still reads it): unpark.
     cell.unpark()?;
     // Save first: once fds 1 and 2 are known to be open, the capture file cannot land on them.
@@ -305,8 +376,9 @@ fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>, u64),
             err: Arc::new(save(STDERR, BEGIN)?),
         },
     };
-    let (file, start) = capture_file(&mut cell.after, &mut cell.newest, &home)?;
-    let redirected = sys::file_fd(&file)
+    let (file, start, outlet) = capture_file(&mut cell.after, &mut cell.newest, &home)?;
+    let redirected = outlet
+        .target(&file)
         .map_err(descriptor(
             BEGIN,
             "making a descriptor for the capture file",
@@ -321,7 +393,7 @@ fn redirect_to_a_capture_file(cell: &mut Cell) -> Result<(Home, Arc<File>, u64),
         let _ = sys::restore(STDERR, &home.err);
         return Err(error);
     }
-    Ok((home, file, start))
+    Ok((home, file, start, outlet))
 }
 
 /// Where the next capture's bytes begin, if fds 1 and 2 are parked on a file it can take over:
@@ -337,6 +409,7 @@ fn take_over_parked(cell: &mut Cell) -> Option<u64> {
         end,
         spawns: parked_spawns,
         intact,
+        ..
     } = &mut cell.streams
     else {
         return None;

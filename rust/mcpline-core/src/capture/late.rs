@@ -20,23 +20,29 @@
 //! Children the language runtime reports ([`super::note_spawn`]: Python's `subprocess`,
 //! `os.system`, `os.fork` ...) never see the file: fds 1 and 2 move to a pipe before they start,
 //! and what they write after the call goes to the log from there (see `piped`). What is left for
-//! this module is a process started without a report. On unix a call long enough to start one,
-//! after which the process has a child it had not before (a C library's own `posix_spawn`), or
-//! a `fork` counted by the fork handler, never has its file reused or parked: the process may
-//! write there at any time. Its file is followed instead. So late output is never passed off as
-//! another call's, unless a process nobody reported was started while the process already had a
-//! child, or through a child that ended within the call (a C `system("daemon &")`), and stays
-//! silent until a later call reuses the file.
+//! this module is a process started without a report (from C), or while a tool had put fd 1 or
+//! 2 back on the file.
+//!
+//! On Linux the cell knows exactly whether a finished call's file is still held: the outlet fds
+//! 1 and 2 wrote through carries a lock that lives as long as any descriptor of it (see
+//! `outlet`). A held file is never reused or parked; it is followed, and let go once its last
+//! holder has closed it (what arrived until then passed on). Late output is thus never passed
+//! off as another call's, whatever started the process. Elsewhere the cell goes by what it saw:
+//! a call long enough to start a process, after which the process has a child it had not
+//! before, or a `fork` counted by the fork handler, has its file followed; a process started
+//! from C while the process already had a child, or through a child that ended within the call
+//! (a C `system("daemon &")`), is missed there.
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use super::outlet::{self, Outlet};
 use super::{BASE, Captured, file_len, goes_on_at, kept_base};
 
-/// How many files with late writers are followed at most.
-pub(super) const FOLLOWED: usize = 16;
+/// How many files with late writers are followed at most (each holds a descriptor).
+pub(super) const FOLLOWED: usize = 64;
 /// How many files of the last calls are kept to be watched for late output (and the newest to
 /// be reused).
 const RECENT: usize = 4;
@@ -51,6 +57,12 @@ pub(super) struct Finished {
     pub(super) label: Arc<str>,
     /// The call started a process, which may still hold the file: it is never reused.
     pub(super) spawned: bool,
+    /// `spawned` was told by the file's outlet (see `outlet`), which can be asked again when
+    /// the holders are gone.
+    pub(super) exact: bool,
+    /// The outlet fds 1 and 2 wrote through, kept for the file's next capture (`None` once
+    /// closed: the next capture opens another).
+    pub(super) outlet: Option<Outlet>,
     /// Late output arrived at least once.
     pub(super) late_seen: bool,
     /// The file still begins with its NUL byte (no truncating open emptied it), so a capture
@@ -59,6 +71,15 @@ pub(super) struct Finished {
 }
 
 impl Finished {
+    /// Whether every process that held the file has closed it since its call ended, as told
+    /// by its outlet (never where the outlet cannot tell). `spawned` is cleared then.
+    fn holders_gone(&mut self) -> bool {
+        if self.spawned && self.exact && outlet::still_held(&self.file) == Some(false) {
+            self.spawned = false;
+        }
+        self.exact && !self.spawned
+    }
+
     /// Passes on what was written since `end`, labelled as late output, and empties the file.
     /// Returns whether there was any.
     pub(super) fn pass_on_late(&mut self, err: &mut dyn Write) -> bool {
@@ -114,10 +135,15 @@ impl AfterCalls {
     /// go if nobody wrote to it since its call ended and its call started no process (else it
     /// is followed).
     pub(super) fn keep(&mut self, finished: Finished, err: &mut dyn Write) {
+        // Only the newest is ever reused: the outlets of the others are not needed any more.
+        for older in &mut self.recent {
+            older.outlet = None;
+        }
         self.recent.push_back(finished);
         if self.recent.len() > RECENT {
             if let Some(mut oldest) = self.recent.pop_front() {
-                if oldest.pass_on_late(err) || oldest.spawned {
+                let gone = oldest.holders_gone();
+                if oldest.pass_on_late(err) || (oldest.spawned && !gone) {
                     self.follow(oldest, err);
                 }
             }
@@ -129,28 +155,34 @@ impl AfterCalls {
     /// and nobody still reads it (emptied once it is large, see `goes_on_at`); `None`
     /// otherwise (late output found is passed on to `err` at once, rather than at the
     /// watcher's next look).
-    pub(super) fn reusable(&mut self, err: &mut dyn Write) -> Option<(Arc<File>, u64)> {
+    pub(super) fn reusable(
+        &mut self,
+        err: &mut dyn Write,
+    ) -> Option<(Arc<File>, u64, Option<Outlet>)> {
         let newest = self.recent.back()?;
         if Arc::strong_count(&newest.file) > 1 {
             // Its call's output is still being read, on another thread.
             return None;
         }
-        let spawned = newest.spawned;
         let mut newest = self.recent.pop_back()?;
+        // Asked before looking for late bytes: a holder that closed after the look could
+        // have written in between.
+        newest.holders_gone();
         if newest.pass_on_late(err) {
             self.follow(newest, err);
             return None;
         }
-        if spawned {
+        if newest.spawned {
             // A process it started may write there yet.
             self.recent.push_back(newest);
             return None;
         }
+        let outlet = newest.outlet.take();
         if newest.intact && goes_on_at(newest.end) {
-            return Some((newest.file, newest.end));
+            return Some((newest.file, newest.end, outlet));
         }
         empty(&newest.file).ok()?;
-        Some((newest.file, BASE))
+        Some((newest.file, BASE, outlet))
     }
 
     /// Passes on late output of every kept file (the watcher's tick).
@@ -166,9 +198,13 @@ impl AfterCalls {
             }
             index += 1;
         }
-        for followed in &mut self.followed {
+        // A followed file whose holders are all gone (as its outlet tells) is let go once what
+        // they wrote is passed on.
+        self.followed.retain_mut(|followed| {
+            let gone = followed.holders_gone();
             followed.pass_on_late(err);
-        }
+            !gone
+        });
     }
 
     /// Whether any file is kept (the watcher has something to look at).

@@ -77,7 +77,10 @@
 //! emptied, as a parked one) when nobody wrote to it since its call ended, nobody still reads it
 //! and no process its call started may hold it (children the runtime reports hold the pipe
 //! instead, see `piped`); what a lingering child writes there later is passed on as that call's
-//! late output (see `late`).
+//! late output (see `late`). On Linux fds 1 and 2 write through an outlet, an open file
+//! description of their own with a lock on it, so "may hold it" is exact: after a call that may
+//! have started a process, one `fcntl` asks the kernel whether anybody else still has that
+//! description open, whoever started them and however (see `outlet`).
 //! Calls that run at the same time share the active capture (see `overlap`), and the capture
 //! cap bounds its size while it runs (see `drain`).
 //!
@@ -108,6 +111,7 @@ mod cycle;
 mod drain;
 mod error;
 mod late;
+mod outlet;
 mod overlap;
 #[cfg(unix)]
 mod piped;
@@ -125,6 +129,7 @@ pub use drain::set_cap as set_capture_cap;
 pub use error::CaptureError;
 use error::descriptor;
 use late::{AfterCalls, Finished};
+use outlet::Outlet;
 use overlap::Overlap;
 use piped::Piped;
 pub use protect::ProtectedStdio;
@@ -192,6 +197,8 @@ enum Streams {
         /// Set once the capture's call started a process: fds 1 and 2 point at this pipe
         /// from then on (see `piped`).
         piped: Option<Piped>,
+        /// What fds 1 and 2 write through into `file` (see `outlet`).
+        outlet: Outlet,
     },
     /// Still at the file of a finished capture, which the next capture takes over (no `dup2`),
     /// going on after its bytes or emptied (see `goes_on_at`). Only while stdio is protected,
@@ -202,6 +209,7 @@ enum Streams {
     Parked {
         home: Home,
         file: Arc<File>,
+        outlet: Outlet,
         end: u64,
         spawns: u64,
         intact: bool,
@@ -310,12 +318,19 @@ impl Cell {
         std::mem::replace(&mut self.streams, Streams::Idle { kept: None })
     }
 
-    /// Ends an active capture: points fds 1 and 2 home (the caller flushed C stdio). Idempotent.
-    fn end_capture(&mut self) -> Result<(), CaptureError> {
+    /// Ends an active capture: points fds 1 and 2 home (the caller flushed C stdio), and hands
+    /// back the outlet they wrote through (see `outlet`). Idempotent (`None` the second time).
+    fn end_capture(&mut self) -> Result<Option<Outlet>, CaptureError> {
         if !matches!(self.streams, Streams::Capturing { .. }) {
-            return Ok(());
+            return Ok(None);
         }
-        let Streams::Capturing { home, piped, .. } = self.take_streams() else {
+        let Streams::Capturing {
+            home,
+            piped,
+            outlet,
+            ..
+        } = self.take_streams()
+        else {
             unreachable!("matched as capturing above");
         };
         let restored = go_home(&home);
@@ -325,7 +340,7 @@ impl Cell {
         }
         let kept = (self.protect.is_some() && restored.is_ok()).then_some(home);
         self.set_streams(Streams::Idle { kept });
-        restored
+        restored.map(|()| Some(outlet))
     }
 
     /// Points parked fds 1 and 2 home (the caller flushed C stdio). Bytes that reached the
@@ -337,6 +352,7 @@ impl Cell {
         let Streams::Parked {
             home,
             file,
+            outlet,
             end,
             spawns: parked_spawns,
             intact,
@@ -346,6 +362,16 @@ impl Cell {
         };
         let restored = go_home(&home);
         self.set_streams(Streams::Idle { kept: Some(home) });
+        // A process started while parked may hold the file: asked of the outlet where it can
+        // tell, and it is never reused then.
+        let (spawned, exact, outlet) = if spawns() == parked_spawns {
+            (false, false, Some(outlet))
+        } else {
+            match outlet.close(&file) {
+                Some(held) => (held, true, None),
+                None => (true, false, None),
+            }
+        };
         // Written while parked, between calls: by a thread or a process started since, no
         // call's own (a call that started a process never parks).
         let len = file_len(&file).unwrap_or(end);
@@ -359,8 +385,9 @@ impl Cell {
                 file,
                 end: len,
                 label,
-                // A process started while parked may hold the file: it is never reused then.
-                spawned: spawns() != parked_spawns,
+                spawned,
+                exact,
+                outlet,
                 late_seen: len > end,
                 // Shorter than at the end of its call: a truncating open emptied it since.
                 intact: intact && len >= end,
@@ -393,6 +420,7 @@ fn pipe_the_capture() {
         spawns: before,
         began,
         piped,
+        outlet,
         ..
     } = &mut cell.streams
     else {
@@ -423,8 +451,12 @@ fn pipe_the_capture() {
             .map(Arc::from)
             .collect(),
     };
-    let spawned_before = started_a_process(*before, *began);
-    if let Ok(started) = Piped::start(file, spawned_before, &targets, labels) {
+    // Where the outlet can tell, the end of the capture asks it instead (see `outlet`).
+    let spawned_before = !outlet.can_tell() && started_a_process(*before, *began);
+    let Ok(back) = outlet.target(file) else {
+        return;
+    };
+    if let Ok(started) = Piped::start(file, &back, spawned_before, &targets, labels) {
         *piped = Some(started);
     }
 }
@@ -501,14 +533,16 @@ fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
 }
 
 /// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh
-/// anonymous one; and where the new capture's bytes begin in it.
+/// anonymous one; where the new capture's bytes begin in it; and the outlet fds 1 and 2 write
+/// through (see `outlet`).
 fn capture_file(
     after: &mut AfterCalls,
     newest: &mut Option<sys::FileId>,
     home: &Home,
-) -> Result<(Arc<File>, u64), CaptureError> {
-    if let Some(reused) = after.reusable(&mut LateLog::new(Some(&home.err))) {
-        return Ok(reused);
+) -> Result<(Arc<File>, u64, Outlet), CaptureError> {
+    if let Some((file, start, outlet)) = after.reusable(&mut LateLog::new(Some(&home.err))) {
+        let outlet = outlet.unwrap_or_else(|| Outlet::new(&file));
+        return Ok((file, start, outlet));
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,
@@ -518,9 +552,6 @@ fn capture_file(
         })?,
     };
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
-    // Without the mark a capture never parks (see `still_on`); it still captures.
-    #[cfg(target_os = "linux")]
-    let _ = sys::mark(&file);
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
     (&file)
@@ -533,7 +564,8 @@ fn capture_file(
     }
     #[cfg(target_os = "linux")]
     let _ = newest;
-    Ok((Arc::new(file), BASE))
+    let outlet = Outlet::new(&file);
+    Ok((Arc::new(file), BASE, outlet))
 }
 
 /// Whether `file` still begins with the byte it was created with ([`BASE`]): not when a

@@ -29,7 +29,8 @@
 //!
 //! A process started without a report (a C library's own `posix_spawn`), or while a tool had
 //! put fd 1 or 2 back on the file, still inherits the file; so do all children once
-//! [`MOST_PIPES`] pipes are alive. `late` handles those.
+//! [`MOST_PIPES`] pipes are alive. `outlet` tells whether such a process still holds the file
+//! once the call is over, and `late` follows it.
 
 use std::fs::File;
 use std::io::{self, Read as _, Write as _};
@@ -105,11 +106,12 @@ enum Sink {
 
 impl Piped {
     /// Points `targets` (fds 1 and 2, or the one of them still on the capture) at a new pipe
-    /// whose bytes go to `file`. On an error they are left on `file` (the capture goes on there,
-    /// as without a pipe).
+    /// whose bytes go to `file`. On an error they are pointed at `back` (the capture's outlet:
+    /// the capture goes on in its file, as without a pipe).
     /// `labels`: the calls running now.
     pub(super) fn start(
         file: &Arc<File>,
+        back: &sys::FileFd<'_>,
         spawned_before: bool,
         targets: &[i32],
         labels: Vec<Arc<str>>,
@@ -121,9 +123,8 @@ impl Piped {
             .iter()
             .try_for_each(|&fd| sys::copy_fd(write.as_raw_fd(), fd));
         if let Err(error) = pointed {
-            let back = sys::file_fd(file)?;
             for &fd in targets {
-                let _ = sys::redirect(fd, &back);
+                let _ = sys::redirect(fd, back);
             }
             return Err(error);
         }

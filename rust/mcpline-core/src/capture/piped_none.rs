@@ -19,6 +19,7 @@ pub(super) enum Piped {}
 impl Piped {
     pub(super) fn start(
         _file: &Arc<File>,
+        _back: &crate::sys::FileFd<'_>,
         _spawned_before: bool,
         _targets: &[i32],
         _labels: Vec<Arc<str>>,

@@ -1,6 +1,9 @@
 //! Which captures started a process: a child inherits fds 1 and 2 while they point at its
 //! call's capture file and may write there after the call ended, so such a file is never reused
 //! or parked (see `late`).
+//!
+//! Where the outlet can tell who still holds the file (Linux, see `outlet`), these counts only
+//! say whether a capture's end needs to ask; elsewhere [`started_a_process`] is the answer.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -31,7 +34,7 @@ pub(super) fn spawns() -> u64 {
 /// A C library's `posix_spawn` or `vfork` takes longer than this (the parent waits for the
 /// child's `exec`: 150 µs and more here), so a capture that lasted less cannot have started a
 /// process nobody reported, and its end asks the kernel nothing.
-const SPAWN_TAKES: Duration = Duration::from_micros(50);
+pub(super) const SPAWN_TAKES: Duration = Duration::from_micros(50);
 
 /// Whether the process had a child when a capture's end last asked (see
 /// [`started_a_process`]).

@@ -112,3 +112,92 @@ fn late_child() {
         second.tail_text(100)
     );
 }
+
+/// Starts `script` with `sh -c` (never reported to the cell, like a C library's own
+/// `posix_spawn`) and waits for the shell itself to exit.
+#[cfg(target_os = "linux")]
+fn unreported_shell(script: &str) {
+    let status = Command::new("sh").args(["-c", script]).status();
+    assert!(status.expect("run the shell").success());
+}
+
+/// Runs a capture that lasts a while and holds no bytes, then one more, checking both are empty.
+#[cfg(target_os = "linux")]
+fn captures_while_the_late_writer_writes() {
+    for _ in 0..2 {
+        let capture = Capture::begin().expect("begin a later capture");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let later = capture.finish().expect("finish a later capture");
+        assert!(
+            later.is_empty(),
+            "a later capture got {:?}",
+            later.tail_text(200)
+        );
+    }
+}
+
+#[cfg(target_os = "linux")]
+const GRANDCHILD: &str =
+    "child_process::late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output";
+
+#[test]
+#[cfg(target_os = "linux")]
+fn late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
+    if is_child(GRANDCHILD) {
+        // The shell leaves a process behind and exits within the capture: at its end the
+        // process has no child at all, but the grandchild holds fds 1 and 2.
+        let capture = Capture::begin().expect("begin");
+        unreported_shell("(sleep 0.2; echo LATE-GRANDCHILD) &");
+        let first = capture.finish().expect("finish");
+        assert!(first.is_empty(), "the grandchild wrote too early");
+        captures_while_the_late_writer_writes();
+        err("GRANDCHILD-DONE\n");
+        return;
+    }
+    let (stdout, stderr) = run_passing_child(GRANDCHILD, b"");
+    assert!(!stdout.contains("LATE-GRANDCHILD"), "{stdout}");
+    assert!(
+        stderr.contains("[capture, late] LATE-GRANDCHILD\n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("GRANDCHILD-DONE"), "{stderr}");
+}
+
+#[cfg(target_os = "linux")]
+const SECOND: &str =
+    "child_process::late_output_of_a_child_started_while_another_lives_is_late_output";
+
+#[test]
+#[cfg(target_os = "linux")]
+fn late_output_of_a_child_started_while_another_lives_is_late_output() {
+    if is_child(SECOND) {
+        // A child that writes nothing lives on from an earlier capture, which the cell saw.
+        let capture = Capture::begin().expect("begin");
+        let mut elder = Command::new("sh")
+            .args(["-c", "sleep 1.5"])
+            .spawn()
+            .expect("spawn the elder child");
+        drop(capture.finish().expect("finish"));
+        // A capture long enough to have started a process, that started none.
+        let capture = Capture::begin().expect("begin");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        drop(capture.finish().expect("finish"));
+        // This one starts another, unreported, while the first still lives.
+        let capture = Capture::begin().expect("begin");
+        let mut second = Command::new("sh")
+            .args(["-c", "sleep 0.2; echo LATE-SECOND"])
+            .spawn()
+            .expect("spawn the second child");
+        let first = capture.finish().expect("finish");
+        assert!(first.is_empty(), "the second child wrote too early");
+        captures_while_the_late_writer_writes();
+        assert!(second.wait().expect("wait").success());
+        assert!(elder.wait().expect("wait").success());
+        err("SECOND-DONE\n");
+        return;
+    }
+    let (stdout, stderr) = run_passing_child(SECOND, b"");
+    assert!(!stdout.contains("LATE-SECOND"), "{stdout}");
+    assert!(stderr.contains("[capture, late] LATE-SECOND\n"), "{stderr}");
+    assert!(stderr.contains("SECOND-DONE"), "{stderr}");
+}

@@ -34,7 +34,8 @@ fn a_file_parked_while_a_process_started_is_never_used_again() {
     if is_child(TEST) {
         let _protected = ProtectedStdio::install().expect("install");
         let parked = quiet_then_park();
-        // A background thread starts a process that may hold the parked file.
+        // A background thread starts a process, which inherits fds 1 and 2 parked on the file.
+        let mut holder = lingering_child().spawn().expect("spawn a child");
         note_spawn();
         for text in ["AFTER-SPAWN-1\n", "AFTER-SPAWN-2\n"] {
             let capture = Capture::begin().expect("begin");
@@ -48,11 +49,29 @@ fn a_file_parked_while_a_process_started_is_never_used_again() {
             );
         }
         settle().expect("settle");
+        assert!(holder.wait().expect("wait").success());
         err("SPAWN-DONE\n");
         return;
     }
     let (_, stderr) = run_passing_child(TEST, b"");
     assert!(stderr.contains("SPAWN-DONE"), "{stderr}");
+}
+
+/// A child that holds its inherited fds 1 and 2 for a moment and writes nothing.
+fn lingering_child() -> std::process::Command {
+    #[cfg(unix)]
+    {
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "sleep 0.3"]);
+        command
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        let mut command = std::process::Command::new("cmd");
+        command.arg("/C").raw_arg("ping -n 2 127.0.0.1 >NUL");
+        command
+    }
 }
 
 /// What fd 1 points at (device and inode), where the platform can tell.
