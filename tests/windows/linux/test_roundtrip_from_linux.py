@@ -94,6 +94,7 @@ def test_tools_list_describes_every_tool_with_its_input_schema(spawn_windows_ser
         "abort_now",
         "spin",
         "start_late_writer",
+        "start_late_writer_from_c",
         "trickle",
     }
     add = tools["add"]["inputSchema"]
@@ -363,6 +364,33 @@ def test_a_childs_late_output_reaches_the_log_as_its_calls_without_another_reque
     # The file the child writes to is never a later call's.
     later = server.request(2, "tools/call", {"name": "say", "arguments": {"text": "mine"}})
     assert "late from" not in json.dumps(later), later
+    server.close_stdin()
+    assert server.wait(60) == 0
+    assert_stdout_is_only_protocol(server)
+
+
+def test_late_output_of_a_child_a_c_library_started_is_its_calls_not_the_next_calls(
+    spawn_windows_server,
+):
+    server = spawn_windows_server()
+    server.initialize()
+    started = server.request(
+        "start",
+        "tools/call",
+        {"name": "start_late_writer_from_c", "arguments": {"tag": "C", "delay": 1.5}},
+        timeout=60,
+    )
+    assert started["result"]["content"][0]["text"] == "started"
+    # The child writes while this call runs: the call's capture must not receive it.
+    later = server.request(
+        2, "tools/call", {"name": "sleep", "arguments": {"seconds": 4}}, timeout=60
+    )
+    assert "late from" not in json.dumps(later), later
+    label = '[start_late_writer_from_c #"start", late] '
+    expected = {f"{label}late from C", f"{label}later from C"}
+    log = wait_for_lines(server, expected)
+    assert expected <= set(log), log
+    assert [line for line in log if "late from C" in line] == [f"{label}late from C"], log
     server.close_stdin()
     assert server.wait(60) == 0
     assert_stdout_is_only_protocol(server)

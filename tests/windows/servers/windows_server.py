@@ -25,12 +25,15 @@ Tools:
   if ``traceback``, then calls ``os.abort()`` (the C runtime's ``abort()``: the process dies).
 - ``start_late_writer(tag)``: starts a child that, after ``delay`` seconds, prints "late from
   <tag>" and writes "later from <tag>" to its stderr; answers at once, without waiting for it.
+- ``start_late_writer_from_c(tag)``: starts the same child through the C runtime's
+  ``_wspawnv``, which nothing reports to mcpline (a C library starting a process).
 - ``trickle(batches, lines)`` (``output="result"``): writes ``batches`` x ``lines`` numbered lines
   ("line 00000000") to fd 2, a batch every 50 ms, then answers "done".
 """
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import os
 import subprocess
@@ -159,6 +162,8 @@ def abort_now(traceback: bool = False) -> str:
     os.abort()
 
 
+P_NOWAIT = 1  # the C runtime's _P_NOWAIT: start the child and return at once
+
 LATE_CHILD = (
     "import sys, time; time.sleep(float(sys.argv[2])); "
     "print('late from ' + sys.argv[1], flush=True); "
@@ -170,6 +175,22 @@ LATE_CHILD = (
 def start_late_writer(tag: str, delay: float = 1.0) -> str:
     """Start a child that writes to stdout and stderr after `delay` seconds; do not wait."""
     subprocess.Popen([sys.executable, "-c", LATE_CHILD, tag, str(delay)])
+    return "started"
+
+
+@server.tool
+def start_late_writer_from_c(tag: str, delay: float = 1.0) -> str:
+    """Start the same child through the C runtime's own ``_wspawnv`` (nothing tells mcpline);
+    do not wait."""
+    args = [sys.executable, "-c", LATE_CHILD, tag, str(delay)]
+    # The C runtime joins the arguments with spaces: each is quoted as it parses them back.
+    quoted = [subprocess.list2cmdline([arg]) for arg in args]
+    argv = (ctypes.c_wchar_p * (len(quoted) + 1))(*quoted, None)
+    spawn = ctypes.CDLL("ucrtbase")._wspawnv
+    spawn.restype = ctypes.c_ssize_t
+    spawn.argtypes = [ctypes.c_int, ctypes.c_wchar_p, ctypes.POINTER(ctypes.c_wchar_p)]
+    if spawn(P_NOWAIT, sys.executable, argv) == -1:
+        raise OSError(ctypes.get_errno(), "_wspawnv failed")
     return "started"
 
 

@@ -10,9 +10,9 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::late::{self, Finished};
-use super::outlet::Outlet;
+use super::outlet::{self, Outlet};
 use super::overlap::Overlap;
-use super::spawns::SPAWN_TAKES;
+use super::spawns::{SPAWN_TAKES, watch_processes};
 use super::{
     BASE, BEGIN, CaptureError, Captured, Cell, Holders, Home, LateLog, RealStderr, SHARED, STDERR,
     STDOUT, Streams, capture_file, cell, descriptor, drain, file_len, go_home, goes_on_at,
@@ -305,6 +305,10 @@ impl Ending {
                 Some(held) => (held, true, None),
                 None => (true, false, None),
             },
+            // Every process it started may have ended already (Windows: see `outlet::alone`).
+            (Self::Seen { spawned, .. }, outlet) if spawned && outlet::alone() => {
+                (false, true, outlet)
+            }
             (Self::Seen { spawned, .. }, outlet) => (spawned, false, outlet),
             (Self::Quiet, outlet) => (false, false, outlet),
             (Self::Ask, None) => (true, false, None),
@@ -332,6 +336,7 @@ fn own_bytes(file: &Arc<File>, (start, drained): (u64, u64), len: u64) -> (Captu
 
 /// Starts a capture with fds 1 and 2 not captured (the caller checked), for `member`.
 fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, CaptureError> {
+    watch_processes();
     let (home, file, start, outlet) = if let Some(start) = take_over_parked(cell) {
         let Streams::Parked {
             home, file, outlet, ..

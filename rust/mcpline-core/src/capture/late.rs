@@ -72,10 +72,14 @@ pub(super) struct Finished {
 
 impl Finished {
     /// Whether every process that held the file has closed it since its call ended, as told
-    /// by its outlet (never where the outlet cannot tell). `spawned` is cleared then.
+    /// by its outlet, or by the system when no other process runs (see `outlet::alone`); never
+    /// where neither can tell. `spawned` is cleared then.
     fn holders_gone(&mut self) -> bool {
-        if self.spawned && self.exact && outlet::still_held(&self.file) == Some(false) {
+        if self.spawned
+            && ((self.exact && outlet::still_held(&self.file) == Some(false)) || outlet::alone())
+        {
             self.spawned = false;
+            self.exact = true;
         }
         self.exact && !self.spawned
     }
@@ -167,7 +171,9 @@ impl AfterCalls {
         let mut newest = self.recent.pop_back()?;
         // Asked before looking for late bytes: a holder that closed after the look could
         // have written in between.
-        newest.holders_gone();
+        if newest.spawned {
+            newest.holders_gone();
+        }
         if newest.pass_on_late(err) {
             self.follow(newest, err);
             return None;

@@ -25,8 +25,9 @@
 //!
 //! Elsewhere (macOS, other unix systems, Windows), or when `/proc` is not mounted, fds 1 and 2
 //! write through the cell's own description and [`Outlet::close`] cannot tell: the cell then
-//! goes by what it saw (reported processes, and whether the process has children it had not
-//! before, see `spawns`).
+//! goes by what it saw (reported processes, and processes the system shows started since, see
+//! `spawns`). On Windows the process's job also tells when no process but this one runs
+//! ([`alone`]): then nobody can hold any capture file, whichever call started them.
 
 use std::fs::File;
 use std::io;
@@ -109,5 +110,19 @@ pub(super) fn still_held(file: &File) -> Option<bool> {
     {
         let _ = file;
         None
+    }
+}
+
+/// Whether no process but this one can hold any capture file now: on Windows, when no other
+/// process runs in the process's job (see `sys::job_windows`); never elsewhere. Any file whose
+/// call started a process is then free.
+pub(super) fn alone() -> bool {
+    #[cfg(windows)]
+    {
+        sys::alone_in_job()
+    }
+    #[cfg(not(windows))]
+    {
+        false
     }
 }

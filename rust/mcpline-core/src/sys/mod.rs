@@ -14,6 +14,8 @@
 //!   turn goes back at once, and streams settle before every wait).
 //! - `parent_windows`: a handle to the parent process for the parent-death watch (unix needs no
 //!   shim: `std::os::unix::process::parent_id` is safe).
+//! - `job_windows`: a job object of the process's own, which counts the processes started
+//!   from it, however they were started, and how many still run.
 
 #[cfg(unix)]
 mod unix;
@@ -52,12 +54,10 @@ pub(crate) use windows::*;
 mod capture_file_windows;
 #[cfg(windows)]
 pub(crate) use capture_file_windows::*;
-/// Children a C library starts (`CreateProcess`) are not looked for on Windows: only those
-/// reported through `capture::note_spawn` count.
 #[cfg(windows)]
-pub(crate) const fn has_children() -> bool {
-    false
-}
+mod job_windows;
+#[cfg(windows)]
+pub(crate) use job_windows::{alone_in_job, join_job, processes_started};
 
 #[cfg(windows)]
 mod parent_windows;

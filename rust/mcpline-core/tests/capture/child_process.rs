@@ -121,12 +121,15 @@ fn unreported_shell(script: &str) {
     assert!(status.expect("run the shell").success());
 }
 
-/// Runs a capture that lasts a while and holds no bytes, then one more, checking both are empty.
-#[cfg(target_os = "linux")]
+/// Runs captures that last a while and hold no bytes, checking each is empty: a late writer
+/// started before writes meanwhile.
+#[cfg(any(target_os = "linux", windows))]
 fn captures_while_the_late_writer_writes() {
-    for _ in 0..2 {
+    // A child's `cmd /C ping` under Windows takes a second or so where `sh` takes a moment.
+    let (rounds, each) = if cfg!(windows) { (4, 600) } else { (2, 300) };
+    for _ in 0..rounds {
         let capture = Capture::begin().expect("begin a later capture");
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::thread::sleep(std::time::Duration::from_millis(each));
         let later = capture.finish().expect("finish a later capture");
         assert!(
             later.is_empty(),
@@ -163,18 +166,49 @@ fn late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
     assert!(stderr.contains("GRANDCHILD-DONE"), "{stderr}");
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 const SECOND: &str =
     "child_process::late_output_of_a_child_started_while_another_lives_is_late_output";
 
+/// A command that waits about `millis` ms (Windows: whole seconds, rounded up) and then runs
+/// `then` (empty: nothing), never reported to the cell (like a C library's own `posix_spawn` or
+/// `CreateProcess`).
+#[cfg(any(target_os = "linux", windows))]
+fn waiting_shell(millis: u32, then: &str) -> Command {
+    #[cfg(unix)]
+    let (mut command, wait, and) = {
+        let mut command = Command::new("sh");
+        command.arg("-c");
+        let wait = format!("sleep {}.{:03}", millis / 1000, millis % 1000);
+        (command, wait, ";")
+    };
+    #[cfg(windows)]
+    let (mut command, wait, and) = {
+        let mut command = Command::new("cmd");
+        command.arg("/C");
+        // `ping -n N` waits N - 1 seconds.
+        let wait = format!("ping -n {} 127.0.0.1 >NUL", millis.div_ceil(1000) + 1);
+        (command, wait, " &")
+    };
+    let script = if then.is_empty() {
+        wait
+    } else {
+        format!("{wait}{and} {then}")
+    };
+    #[cfg(unix)]
+    command.arg(script);
+    #[cfg(windows)]
+    std::os::windows::process::CommandExt::raw_arg(&mut command, script);
+    command
+}
+
 #[test]
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 fn late_output_of_a_child_started_while_another_lives_is_late_output() {
     if is_child(SECOND) {
         // A child that writes nothing lives on from an earlier capture, which the cell saw.
         let capture = Capture::begin().expect("begin");
-        let mut elder = Command::new("sh")
-            .args(["-c", "sleep 1.5"])
+        let mut elder = waiting_shell(1500, "")
             .spawn()
             .expect("spawn the elder child");
         drop(capture.finish().expect("finish"));
@@ -184,8 +218,7 @@ fn late_output_of_a_child_started_while_another_lives_is_late_output() {
         drop(capture.finish().expect("finish"));
         // This one starts another, unreported, while the first still lives.
         let capture = Capture::begin().expect("begin");
-        let mut second = Command::new("sh")
-            .args(["-c", "sleep 0.2; echo LATE-SECOND"])
+        let mut second = waiting_shell(200, "echo LATE-SECOND")
             .spawn()
             .expect("spawn the second child");
         let first = capture.finish().expect("finish");
@@ -198,6 +231,8 @@ fn late_output_of_a_child_started_while_another_lives_is_late_output() {
     }
     let (stdout, stderr) = run_passing_child(SECOND, b"");
     assert!(!stdout.contains("LATE-SECOND"), "{stdout}");
-    assert!(stderr.contains("[capture, late] LATE-SECOND\n"), "{stderr}");
+    // `cmd`'s echo ends its line with CR LF.
+    let late = stderr.replace("\r\n", "\n");
+    assert!(late.contains("[capture, late] LATE-SECOND\n"), "{stderr}");
     assert!(stderr.contains("SECOND-DONE"), "{stderr}");
 }
