@@ -92,25 +92,27 @@ def test_a_child_started_after_a_tool_put_fd_1_back_keeps_its_late_output_out_of
     assert '[child_after_fd_1_back #"start", late] late from A\n' in server.stderr_text()
 
 
+def last_attached_lines(spawn, tool: str, arguments: dict[str, str]) -> list[str]:
+    """The last four non-blank lines attached to one call of ``tool`` on a fresh server,
+    checked to hold no NUL byte (what a write over a hole would leave)."""
+    server = spawn(SERVER)
+    server.initialize()
+    text = attached(server.call(tool, arguments))
+    assert "\x00" not in text, json.dumps(text)
+    return [line for line in text.splitlines() if line.strip()][-4:]
+
+
 @pytest.mark.parametrize("redirect", [">>", ">"])
 def test_writing_through_dev_stderr_loses_nothing(spawn, redirect):
     # `>` opens the capture anew with truncation: a shell script's `echo x > /dev/stderr`.
-    server = spawn(SERVER)
-    server.initialize()
-    text = attached(server.call("dev_stderr", {"redirect": redirect}))
-    assert "\x00" not in text, json.dumps(text)
-    lines = [line for line in text.splitlines() if line.strip()]
-    assert lines[-4:] == ["python before", "shell one", "shell two", "python after"], text
+    lines = last_attached_lines(spawn, "dev_stderr", {"redirect": redirect})
+    assert lines == ["python before", "shell one", "shell two", "python after"]
 
 
 @pytest.mark.parametrize("mode", ["a", "w"])
 def test_python_writing_through_its_own_open_of_dev_stderr_loses_nothing(spawn, mode):
-    server = spawn(SERVER)
-    server.initialize()
-    text = attached(server.call("python_dev_stderr", {"mode": mode}))
-    assert "\x00" not in text, json.dumps(text)
-    lines = [line for line in text.splitlines() if line.strip()]
-    assert lines[-4:] == ["python before", "direct one", "direct two", "python after"], text
+    lines = last_attached_lines(spawn, "python_dev_stderr", {"mode": mode})
+    assert lines == ["python before", "direct one", "direct two", "python after"]
 
 
 # Queued together, the second call's capture goes on in the file the first one filled, and
