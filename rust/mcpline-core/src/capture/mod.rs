@@ -367,10 +367,8 @@ impl Cell {
         let (spawned, exact, outlet) = if spawns() == parked_spawns {
             (false, false, Some(outlet))
         } else {
-            match outlet.close(&file) {
-                Some(held) => (held, true, None),
-                None => (true, false, None),
-            }
+            let (held, exact) = outlet.close(&file);
+            (held, exact, None)
         };
         // Written while parked, between calls: by a thread or a process started since, no
         // call's own (a call that started a process never parks).

@@ -82,20 +82,20 @@ impl Outlet {
         sys::file_fd(file)
     }
 
-    /// Closes the outlet, once fds 1 and 2 point elsewhere: answers whether a descriptor of it
-    /// is still open somewhere (a process that inherited fd 1 or 2), or `None` when that cannot
-    /// be told (no outlet of its own, see the module docs).
-    pub(super) fn close(self, file: &File) -> Option<bool> {
+    /// Closes the outlet, once fds 1 and 2 point elsewhere: answers whether a process may still
+    /// hold the capture file (a descriptor of the outlet is still open somewhere: a process
+    /// that inherited fd 1 or 2), and whether that is known exactly. Where it cannot be told
+    /// (no outlet of its own, see the module docs) a process may: `(true, false)`.
+    pub(super) fn close(self, file: &File) -> (bool, bool) {
         #[cfg(target_os = "linux")]
-        {
-            drop(self.own?);
-            sys::outlet_held(file).ok()
+        if let Some(own) = self.own {
+            drop(own);
+            if let Ok(held) = sys::outlet_held(file) {
+                return (held, true);
+            }
         }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = file;
-            None
-        }
+        let _ = file;
+        (true, false)
     }
 }
 

@@ -95,8 +95,3 @@ fn started_unreported() -> bool {
     let started = sys::processes_started();
     STARTED_IN_JOB.swap(started, Ordering::Relaxed) != started
 }
-
-#[cfg(not(any(unix, windows)))]
-const fn started_unreported() -> bool {
-    false
-}
