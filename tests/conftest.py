@@ -230,12 +230,36 @@ def spawn() -> Iterator[Any]:
     host starts them: without ``PYTHONUNBUFFERED`` (dropped from the default environment and
     from ``env``), so Python's stdout is block-buffered unless mcpline changes that.
     """
+    yield from _spawner(())
+
+
+# Run by `sh -c` with the server's command line after it: a tmpfs over /proc, then the server.
+_HIDE_PROC = 'mount -t tmpfs none /proc && exec "$0" "$@"'
+_UNSHARE = ("unshare", "--user", "--map-root-user", "--mount", "sh", "-c", _HIDE_PROC)
+
+
+@pytest.fixture
+def spawn_without_proc() -> Iterator[Any]:
+    """``spawn``, with ``/proc`` hidden from the server: a tmpfs mounted over it in mount and
+    user namespaces of the server's own (``unshare``). mcpline then cannot open a capture file
+    anew through ``/proc/self/fd`` and works as it does on macOS. Skips where the system allows
+    no such namespaces (not Linux, or unprivileged user namespaces turned off)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("hiding /proc takes Linux namespaces")
+    probe = subprocess.run([*_UNSHARE, "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"unshare cannot hide /proc here: {probe.stderr.decode(errors='replace')}")
+    yield from _spawner(_UNSHARE)
+
+
+def _spawner(prefix: tuple[str, ...]) -> Iterator[Any]:
     started: list[ServerProcess] = []
 
     def start(
         *args: str | os.PathLike[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> ServerProcess:
-        process = ServerProcess([sys.executable, *map(str, args)], env=host_environ(env), cwd=cwd)
+        argv = [*prefix, sys.executable, *map(str, args)]
+        process = ServerProcess(argv, env=host_environ(env), cwd=cwd)
         started.append(process)
         return process
 

@@ -29,12 +29,19 @@ STARTERS = [
     ),
 ]
 
-# Processes started from C, which nothing reports: the cell can tell exactly whether one still
-# holds a call's output on Linux; these servers start them through POSIX calls (Windows asks its
-# job object, tested in tests/windows; macOS goes by the children the process has).
+# Processes started from C, which nothing reports: on unix the cell tells exactly whether one
+# still holds a call's output (Windows asks its job object, tested in tests/windows). Linux
+# opens the capture file anew through /proc; without /proc, as on macOS, the cell makes the file
+# with spare opens of it, and these run again with /proc hidden.
 EXACT = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="told exactly on Linux only"
+    sys.platform == "win32", reason="these servers start C children by POSIX calls"
 )
+
+
+@pytest.fixture(params=["spawn", "spawn_without_proc"])
+def spawn_any(request):
+    """``spawn``, and ``spawn`` with ``/proc`` hidden from the server (``spawn_without_proc``)."""
+    return request.getfixturevalue(request.param)
 
 
 def log_after_burst(server, burst: list[bytes]) -> str:
@@ -59,8 +66,8 @@ def log_after_burst(server, burst: list[bytes]) -> str:
 
 
 @pytest.mark.parametrize("starter", STARTERS)
-def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn, starter):
-    server = spawn(SERVER)
+def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn_any, starter):
+    server = spawn_any(SERVER)
     server.initialize()
     # Calls queued right behind the one that starts the child (a quiet call's file would be
     # taken over by the next call), then more calls while the child writes.
@@ -73,11 +80,11 @@ def test_late_output_of_a_background_child_goes_to_the_log_as_its_calls(spawn, s
     assert f"{label}later from A\n" in log, log
 
 
-def test_a_child_left_by_an_earlier_call_does_not_make_later_calls_count_as_starting_one(spawn):
+def test_a_child_left_by_an_earlier_call_does_not_make_later_calls_count_as_starting_one(spawn_any):
     # Calls long enough to start a process, made while a child an earlier call left lives on,
     # did not start it: were their files all followed as if they had, the first call's file
     # would be let go (at most 16 are followed) before its child writes there.
-    server = spawn(SERVER)
+    server = spawn_any(SERVER)
     server.initialize()
     burst = [call_frame("start", "start_quietly", {"tag": "A"})]
     burst += [call_frame(f"p{n}", "pause", {}) for n in range(30)]
@@ -118,11 +125,11 @@ def log_of_calls_starting_children(
     return log
 
 
-def test_late_output_of_many_calls_children_all_reaches_the_log_as_their_calls(spawn):
+def test_late_output_of_many_calls_children_all_reaches_the_log_as_their_calls(spawn_any):
     # Twenty calls each leave a child behind that writes after its call ended: none of their
     # late output is dropped or labelled with another call, however many calls left writers
     # behind.
-    log = log_of_calls_starting_children(spawn, "start_quietly", 20, settle=1.0)
+    log = log_of_calls_starting_children(spawn_any, "start_quietly", 20, settle=1.0)
     for n in range(20):
         label = f'[start_quietly #"s{n}", late] '
         assert f"{label}late from T{n}\n" in log, (n, log)
@@ -131,12 +138,12 @@ def test_late_output_of_many_calls_children_all_reaches_the_log_as_their_calls(s
 
 @EXACT
 def test_late_output_of_a_child_started_from_c_while_another_lives_reaches_the_log_as_its_calls(
-    spawn,
+    spawn_any,
 ):
     # The first call leaves a child behind; while it lives, another call starts one from C.
     # The process had a child before and after that call, yet the second child's late output
     # is the second call's, never a later call's.
-    server = spawn(SERVER)
+    server = spawn_any(SERVER)
     server.initialize()
     burst = [call_frame("a", "start_quietly", {"tag": "A"})]
     burst += [call_frame(f"p{n}", "pause", {}) for n in range(3)]
@@ -149,10 +156,12 @@ def test_late_output_of_a_child_started_from_c_while_another_lives_reaches_the_l
 
 
 @EXACT
-def test_calls_that_leave_short_lived_children_from_c_never_run_out_of_followed_files(spawn):
+def test_calls_that_leave_short_lived_children_from_c_never_run_out_of_followed_files(spawn_any):
     # Eighty calls each start a child from C that writes once and exits soon after its call:
     # a file is let go once its last writer has closed it, so however many calls left writers
     # behind over time, every late line reaches the log as its own call's.
-    log = log_of_calls_starting_children(spawn, "start_briefly_from_c", 80, settle=0.5, pause=0.02)
+    log = log_of_calls_starting_children(
+        spawn_any, "start_briefly_from_c", 80, settle=0.5, pause=0.02
+    )
     for n in range(80):
         assert f'[start_briefly_from_c #"s{n}", late] brief from T{n}\n' in log, (n, log)

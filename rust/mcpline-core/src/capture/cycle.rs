@@ -301,10 +301,7 @@ impl Ending {
     /// outlet to keep for the file's next capture.
     fn after(self, outlet: Option<Outlet>, file: &File) -> (bool, bool, Option<Outlet>) {
         match (self, outlet) {
-            (Self::Ask, Some(outlet)) => {
-                let (held, exact) = outlet.close(file);
-                (held, exact, None)
-            }
+            (Self::Ask, Some(outlet)) => outlet.close(file),
             // Every process it started may have ended already (Windows: see `outlet::alone`).
             (Self::Seen { spawned, .. }, outlet) if spawned && outlet::alone() => {
                 (false, true, outlet)

@@ -23,17 +23,13 @@
 //! this module is a process started without a report (from C), or while a tool had put fd 1 or
 //! 2 back on the file.
 //!
-//! On Linux the cell knows exactly whether a finished call's file is still held: the outlet fds
+//! On unix the cell knows exactly whether a finished call's file is still held: the outlet fds
 //! 1 and 2 wrote through carries a lock that lives as long as any descriptor of it (see
 //! `outlet`). A held file is never reused or parked; it is followed, and let go once its last
 //! holder has closed it (what arrived until then passed on). Late output is thus never passed
-//! off as another call's, whatever started the process. Elsewhere the cell goes by what it saw
-//! (see `spawns::started_a_process`): on Windows any process started in the process's job,
-//! and a file is free again once no process but this one runs there (`outlet::alone`); on
-//! macOS a call long enough to start a process, after which the process has a child it had not
-//! before, or a `fork` counted by the fork handler, has its file followed, and a process
-//! started from C while the process already had a child, or through a child that ended within
-//! the call (a C `system("daemon &")`), is missed.
+//! off as another call's, whatever started the process. On Windows the cell goes by what it
+//! saw (see `spawns::started_a_process`): any process started in the process's job, and a file
+//! is free again once no process but this one runs there (`outlet::alone`).
 
 use std::collections::VecDeque;
 use std::fs::File;

@@ -77,10 +77,11 @@
 //! emptied, as a parked one) when nobody wrote to it since its call ended, nobody still reads it
 //! and no process its call started may hold it (children the runtime reports hold the pipe
 //! instead, see `piped`); what a lingering child writes there later is passed on as that call's
-//! late output (see `late`). On Linux fds 1 and 2 write through an outlet, an open file
+//! late output (see `late`). On unix fds 1 and 2 write through an outlet, an open file
 //! description of their own with a lock on it, so "may hold it" is exact: after a call that may
-//! have started a process, one `fcntl` asks the kernel whether anybody else still has that
-//! description open, whoever started them and however (see `outlet`).
+//! have started a process, one `fcntl` (elsewhere than Linux, a `flock`) asks the system whether
+//! anybody else still has that description open, whoever started them and however (see
+//! `outlet`).
 //! Calls that run at the same time share the active capture (see `overlap`), and the capture
 //! cap bounds its size while it runs (see `drain`).
 //!
@@ -367,8 +368,7 @@ impl Cell {
         let (spawned, exact, outlet) = if spawns() == parked_spawns {
             (false, false, Some(outlet))
         } else {
-            let (held, exact) = outlet.close(&file);
-            (held, exact, None)
+            outlet.close(&file)
         };
         // Written while parked, between calls: by a thread or a process started since, no
         // call's own (a call that started a process never parks).
@@ -539,16 +539,16 @@ fn capture_file(
     home: &Home,
 ) -> Result<(Arc<File>, u64, Outlet), CaptureError> {
     if let Some((file, start, outlet)) = after.reusable(&mut LateLog::new(Some(&home.err))) {
-        let outlet = outlet.unwrap_or_else(|| Outlet::new(&file));
-        return Ok((file, start, outlet));
+        // Not reused once it has no outlet left that could tell who holds it (see
+        // `outlet::SPARE_OPENS`): a fresh file then.
+        if let Some(outlet) = outlet.or_else(|| Outlet::new(&file)) {
+            return Ok((file, start, outlet));
+        }
     }
-    let file = match sys::anonymous_file() {
-        Some(file) => file,
-        None => sys::temp_file().map_err(|source| CaptureError::TempFile {
-            dir: std::env::temp_dir(),
-            source,
-        })?,
-    };
+    let (file, spares) = new_file().map_err(|source| CaptureError::TempFile {
+        dir: std::env::temp_dir(),
+        source,
+    })?;
     sys::set_append(&file).map_err(descriptor(BEGIN, "opening the capture file for appending"))?;
     let file = sys::off_standard_fds(file)
         .map_err(descriptor(BEGIN, "moving the capture file off fd 0"))?;
@@ -562,8 +562,23 @@ fn capture_file(
     }
     #[cfg(target_os = "linux")]
     let _ = newest;
-    let outlet = Outlet::new(&file);
+    let outlet = Outlet::first(&file, spares);
     Ok((Arc::new(file), BASE, outlet))
+}
+
+/// A new capture file, and the opens of it its outlets need where it cannot be opened anew
+/// (see `outlet`): on Linux an anonymous in-memory file, elsewhere (and on Linux without
+/// `/proc`) a temporary file.
+fn new_file() -> io::Result<(File, Vec<File>)> {
+    #[cfg(unix)]
+    if !sys::reopens() {
+        return sys::temp_file_with_opens(outlet::SPARE_OPENS);
+    }
+    let file = match sys::anonymous_file() {
+        Some(file) => file,
+        None => sys::temp_file()?,
+    };
+    Ok((file, Vec::new()))
 }
 
 /// Whether `file` still begins with the byte it was created with ([`BASE`]): not when a

@@ -23,51 +23,111 @@
 //! shorter than that keep the outlet and park on it as before, paying nothing; the others pay
 //! for a fresh outlet at the next capture (an `openat`, an `fcntl` and a `close`, about 3 µs).
 //!
-//! Elsewhere (macOS, other unix systems, Windows), or when `/proc` is not mounted, fds 1 and 2
-//! write through the cell's own description and [`Outlet::close`] cannot tell: the cell then
-//! goes by what it saw (reported processes, and processes the system shows started since, see
-//! `spawns`). On Windows the process's job also tells when no process but this one runs
-//! ([`alone`]): then nobody can hold any capture file, whichever call started them.
+//! Where a file cannot be opened anew (macOS and other unix systems, Linux without `/proc`),
+//! the capture file is a temporary file in `$TMPDIR` opened [`SPARE_OPENS`] more times while it
+//! still has its name, which is then removed (`sys::temp_file_with_opens`). An outlet is one of
+//! those opens with a shared `flock`, which the system likewise keeps as long as any
+//! descriptor of that open file description is open; the cell asks by trying an exclusive
+//! `flock` through its own description. Each call that asks uses up one open; a file whose
+//! opens have run out is not reused, and the next capture gets a fresh file.
+//!
+//! On Windows fds 1 and 2 write through the file's own description and [`Outlet::close`]
+//! cannot tell: the cell goes by what it saw (reported processes, and the processes started in
+//! the process's job, see `spawns`), and the job also tells when no process but this one runs
+//! ([`alone`]): then nobody can hold any capture file, whichever call started them. The same
+//! goes anywhere a lock is refused (a file system without `flock`, a kernel without OFD locks).
 
 use std::fs::File;
 use std::io;
 
 use crate::sys;
 
+/// How many opens of a capture file are made for the outlets of its captures where it cannot be
+/// opened anew (see the module docs): once a call has asked its outlet and the file is free,
+/// the next capture's outlet is the next of them, and a file whose opens have run out is not
+/// reused (the next capture gets a fresh one).
+#[cfg(unix)]
+pub(super) const SPARE_OPENS: usize = 8;
+
 /// The open file description fds 1 and 2 write through during a capture (see the module docs).
 #[derive(Debug)]
 pub(super) struct Outlet {
-    /// The outlet's own descriptor (Linux), or `None`: fds 1 and 2 write through the capture
-    /// file's own description.
-    #[cfg(target_os = "linux")]
+    /// The outlet's own descriptor, or `None`: fds 1 and 2 write through the capture file's
+    /// own description, and the outlet cannot tell.
+    #[cfg(unix)]
     own: Option<File>,
+    /// Further opens of the capture file for the outlets of its next captures, where it
+    /// cannot be opened anew (empty where it can).
+    #[cfg(unix)]
+    spares: Vec<File>,
 }
 
 impl Outlet {
-    /// An outlet for `file` (its own locked description where the system allows, see the
-    /// module docs), marked for `capture::still_on` on Linux.
-    pub(super) fn new(file: &File) -> Self {
+    /// An outlet for `file`: on Linux with `/proc`, its own locked description (see the module
+    /// docs), marked for `capture::still_on`; elsewhere `None` on unix (the file's next outlet
+    /// must come from its spare opens), one that cannot tell on Windows.
+    pub(super) fn new(file: &File) -> Option<Self> {
         #[cfg(target_os = "linux")]
         {
-            let own = sys::outlet(file).ok();
-            // Without the mark a capture never parks (see `still_on`); it still captures.
-            let _ = sys::mark(own.as_ref().unwrap_or(file));
-            Self { own }
+            sys::reopens().then(|| Self::marked(sys::outlet(file).ok(), Vec::new(), file))
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(all(unix, not(target_os = "linux")))]
         {
             let _ = file;
+            None
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = file;
+            Some(Self {})
+        }
+    }
+
+    /// The outlet of the first capture of `file`, just made with `spares` (see `new_file`;
+    /// none where it can be opened anew).
+    pub(super) fn first(file: &File, spares: Vec<File>) -> Self {
+        #[cfg(unix)]
+        {
+            if spares.is_empty() {
+                if let Some(outlet) = Self::new(file) {
+                    return outlet;
+                }
+            }
+            Self::from_spares(spares, file)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (file, spares);
             Self {}
         }
     }
 
+    /// The outlet of `file`'s capture from the first of `spares`, opens of it made when it was
+    /// created (see `sys::temp_file_with_opens`), with a shared `flock`; the rest are kept for
+    /// its next captures.
+    #[cfg(unix)]
+    fn from_spares(mut spares: Vec<File>, file: &File) -> Self {
+        let own = spares.pop().filter(|open| sys::lock_outlet(open).is_ok());
+        Self::marked(own, spares, file)
+    }
+
+    #[cfg(unix)]
+    fn marked(own: Option<File>, spares: Vec<File>, file: &File) -> Self {
+        // Without the mark a capture never parks (see `still_on`); it still captures.
+        #[cfg(target_os = "linux")]
+        let _ = sys::mark(own.as_ref().unwrap_or(file));
+        #[cfg(not(target_os = "linux"))]
+        let _ = file;
+        Self { own, spares }
+    }
+
     /// Whether [`Outlet::close`] can tell if somebody else holds the outlet.
     pub(super) const fn can_tell(&self) -> bool {
-        #[cfg(target_os = "linux")]
+        #[cfg(unix)]
         {
             self.own.is_some()
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(not(unix))]
         {
             false
         }
@@ -75,7 +135,7 @@ impl Outlet {
 
     /// The descriptor to `dup2` onto fds 1 and 2 (`file` is the capture file it belongs to).
     pub(super) fn target<'a>(&'a self, file: &'a File) -> io::Result<sys::FileFd<'a>> {
-        #[cfg(target_os = "linux")]
+        #[cfg(unix)]
         if let Some(own) = &self.own {
             return sys::file_fd(own);
         }
@@ -84,29 +144,33 @@ impl Outlet {
 
     /// Closes the outlet, once fds 1 and 2 point elsewhere: answers whether a process may still
     /// hold the capture file (a descriptor of the outlet is still open somewhere: a process
-    /// that inherited fd 1 or 2), and whether that is known exactly. Where it cannot be told
-    /// (no outlet of its own, see the module docs) a process may: `(true, false)`.
-    pub(super) fn close(self, file: &File) -> (bool, bool) {
-        #[cfg(target_os = "linux")]
+    /// that inherited fd 1 or 2), whether that is known exactly, and the outlet for the file's
+    /// next capture when nobody does and it has spare opens left. Where it cannot be told (no
+    /// outlet of its own, see the module docs) a process may: `(true, false, None)`.
+    pub(super) fn close(self, file: &File) -> (bool, bool, Option<Self>) {
+        #[cfg(unix)]
         if let Some(own) = self.own {
             drop(own);
-            if let Ok(held) = sys::outlet_held(file) {
-                return (held, true);
-            }
+            return match sys::outlet_held(file) {
+                Ok(true) => (true, true, None),
+                Ok(false) if self.spares.is_empty() => (false, true, None),
+                Ok(false) => (false, true, Some(Self::from_spares(self.spares, file))),
+                Err(_) => (true, false, None),
+            };
         }
         let _ = file;
-        (true, false)
+        (true, false, None)
     }
 }
 
 /// Whether the closed outlet of `file` is still open somewhere (see [`Outlet::close`]): `None`
 /// when that cannot be told.
 pub(super) fn still_held(file: &File) -> Option<bool> {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
         sys::outlet_held(file).ok()
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(unix))]
     {
         let _ = file;
         None

@@ -2,7 +2,7 @@
 //! call's capture file and may write there after the call ended, so such a file is never reused
 //! or parked (see `late`).
 //!
-//! Where the outlet can tell who still holds the file (Linux, see `outlet`), these counts only
+//! Where the outlet can tell who still holds the file (unix, see `outlet`), these counts only
 //! say whether a capture's end needs to ask; elsewhere [`started_a_process`] is the answer.
 
 #[cfg(unix)]

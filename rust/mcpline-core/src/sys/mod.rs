@@ -4,6 +4,8 @@
 //! - `unix` / `windows`: the descriptor operations of the capture cell (`dup`, `dup2`, flushing
 //!   the C runtime's buffers, private copies of the protocol streams); `capture_file_windows`:
 //!   the capture file on Windows (an append-only open of it for fds 1 and 2).
+//! - `outlet_unix`: the locked open file descriptions fds 1 and 2 write through during a
+//!   capture, which tell whether any process still holds a capture file.
 //! - `wait_unix`: waiting for input that another thread can interrupt (`poll` and a self-pipe),
 //!   so the worker can read requests itself while it has nothing to run.
 //! - `fatal_unix` / `fatal_windows`: a handler for fatal signals (an unhandled-exception filter
@@ -21,6 +23,11 @@
 mod unix;
 #[cfg(unix)]
 pub(crate) use unix::*;
+
+#[cfg(unix)]
+mod outlet_unix;
+#[cfg(unix)]
+pub(crate) use outlet_unix::*;
 
 #[cfg(unix)]
 mod fatal_unix;

@@ -11,9 +11,6 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
-#[cfg(target_os = "linux")]
-use std::os::unix::fs::OpenOptionsExt as _;
-
 use super::CrtUnavailable;
 
 /// How often `dup2` is retried on `EINTR`/`EBUSY` (Linux reports `EBUSY` when it races an `open`
@@ -261,7 +258,7 @@ pub(crate) struct FileId {
 }
 
 /// The identity of `file` (Linux checks fds 1 and 2 with a mark after each call instead: see
-/// [`is_marked`]).
+/// [`super::is_marked`]).
 pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
     use std::os::unix::fs::MetadataExt as _;
     let meta = file.metadata()?;
@@ -272,7 +269,7 @@ pub(crate) fn file_id(file: &File) -> io::Result<FileId> {
 }
 
 /// The identity of the file behind descriptor `fd` and its size, or `None` if `fd` is closed.
-/// (Linux checks fds 1 and 2 with a mark after each call instead: see [`is_marked`].)
+/// (Linux checks fds 1 and 2 with a mark after each call instead: see [`super::is_marked`].)
 pub(crate) fn fd_file(fd: RawFd) -> Option<(FileId, u64)> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat writes one `struct stat` into `stat`, a live value of that type; a closed
@@ -389,134 +386,6 @@ pub(crate) fn set_append(file: &File) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The signal number the capture cell sets on the open file description of each capture file
-/// (`F_SETSIG`), so that one `fcntl` per descriptor tells whether fds 1 and 2 still share it.
-/// No signal is ever sent: nothing opens these files for signal-driven I/O (`O_ASYNC`).
-#[cfg(target_os = "linux")]
-const MARK: libc::c_int = 60;
-/// `F_SETSIG` and `F_GETSIG` from Linux's `<fcntl.h>` (the same on every architecture; the
-/// `libc` crate does not export them).
-#[cfg(target_os = "linux")]
-const F_SETSIG: libc::c_int = 10;
-#[cfg(target_os = "linux")]
-const F_GETSIG: libc::c_int = 11;
-
-/// Marks the open file description of `file` (see [`MARK`]): every descriptor sharing it, fds 1
-/// and 2 pointed at it with `dup2` included, reads the mark back.
-#[cfg(target_os = "linux")]
-pub(crate) fn mark(file: &File) -> io::Result<()> {
-    // SAFETY: F_SETSIG sets one integer of the open file description `file` keeps open; no
-    // memory is passed.
-    if unsafe { libc::fcntl(file.as_raw_fd(), F_SETSIG, MARK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Whether descriptor `fd` is open on a marked open file description (see [`mark`]). A file a
-/// tool opened, or a closed descriptor, is not: only the capture cell marks, and only its own.
-#[cfg(target_os = "linux")]
-pub(crate) fn is_marked(fd: RawFd) -> bool {
-    // SAFETY: F_GETSIG reads one integer of the open file description behind `fd` (or fails
-    // with EBADF when `fd` is closed); no memory is passed.
-    unsafe { libc::fcntl(fd, F_GETSIG) == MARK }
-}
-
-/// The byte range the outlet lock covers (see [`outlet`]): the capture file's first byte.
-#[cfg(target_os = "linux")]
-fn outlet_range(kind: libc::c_int) -> libc::flock {
-    // SAFETY: `flock` is a plain C struct of integers, for which all zeros is a valid value.
-    let mut range: libc::flock = unsafe { std::mem::zeroed() };
-    #[allow(
-        clippy::cast_possible_truncation,
-        reason = "F_RDLCK, F_WRLCK and SEEK_SET are small constants"
-    )]
-    {
-        range.l_type = kind as libc::c_short;
-        range.l_whence = libc::SEEK_SET as libc::c_short;
-    }
-    range.l_start = 0;
-    range.l_len = 1;
-    range
-}
-
-/// `/proc/self/fd` opened once (`O_PATH`), with [`fork_count`] then: opening a capture file
-/// anew through it costs 2 µs here, against 2.7 µs through the full path. A forked child's copy
-/// names its parent's descriptors, so it opens the full path instead.
-#[cfg(target_os = "linux")]
-fn proc_fds() -> Option<RawFd> {
-    static DIR: std::sync::OnceLock<Option<(OwnedFd, u64)>> = std::sync::OnceLock::new();
-    let (dir, forks) = DIR
-        .get_or_init(|| {
-            let dir = File::options()
-                .read(true)
-                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
-                .open("/proc/self/fd")
-                .ok()?;
-            Some((OwnedFd::from(off_standard_fds(dir).ok()?), fork_count()))
-        })
-        .as_ref()?;
-    (*forks == fork_count()).then(|| dir.as_raw_fd())
-}
-
-/// A new open file description of `file` for fds 1 and 2 to write through (the outlet of
-/// `capture::outlet`): `file` opened anew through `/proc/self/fd`, write-only and appending,
-/// close-on-exec, numbered 3 or above, carrying an open-file-description lock on its first byte
-/// (`F_OFD_SETLK`). The kernel drops that lock exactly when the last descriptor of this
-/// description closes, in whichever process holds it; [`outlet_held`] asks whether it is
-/// still there.
-///
-/// # Errors
-///
-/// `/proc` is not mounted, or the kernel (before 3.15) has no such locks.
-#[cfg(target_os = "linux")]
-pub(crate) fn outlet(file: &File) -> io::Result<File> {
-    let flags = libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC;
-    let opened = if let Some(dir) = proc_fds() {
-        let name = std::ffi::CString::new(file.as_raw_fd().to_string())
-            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        // SAFETY: `name` is a NUL-terminated string that lives across the call and openat only
-        // reads it; `dir` is the descriptor `proc_fds` keeps open for the process's lifetime.
-        // The new descriptor (or -1) is owned by nothing else.
-        let fd = unsafe { libc::openat(dir, name.as_ptr(), flags) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `fd` was just created by openat and nothing else owns it.
-        File::from(unsafe { OwnedFd::from_raw_fd(fd) })
-    } else {
-        File::options()
-            .append(true)
-            .custom_flags(libc::O_CLOEXEC)
-            .open(format!("/proc/self/fd/{}", file.as_raw_fd()))?
-    };
-    let opened = off_standard_fds(opened)?;
-    let lock = outlet_range(libc::F_WRLCK);
-    // SAFETY: F_OFD_SETLK reads one live, initialised `flock` and sets a lock on the open file
-    // description `opened` keeps open.
-    if unsafe { libc::fcntl(opened.as_raw_fd(), libc::F_OFD_SETLK, &raw const lock) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(opened)
-}
-
-/// Whether an outlet of `file` (see [`outlet`]) is still open anywhere: its lock is still
-/// there, as seen through `file`'s own open file description (which holds no lock).
-///
-/// # Errors
-///
-/// The kernel refused the query.
-#[cfg(target_os = "linux")]
-pub(crate) fn outlet_held(file: &File) -> io::Result<bool> {
-    let mut probe = outlet_range(libc::F_RDLCK);
-    // SAFETY: F_OFD_GETLK reads and rewrites one live, initialised `flock` (`l_pid` is 0, as
-    // it must be); it sets no lock.
-    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &raw mut probe) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(i32::from(probe.l_type) != libc::F_UNLCK)
 }
 
 /// Points standard descriptor `fd` at the capture file.

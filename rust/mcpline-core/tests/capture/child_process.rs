@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+#[cfg(target_os = "linux")]
+use crate::support::run_passing_child_without_proc;
 use crate::support::{err, is_child, run_passing_child};
 use mcpline_core::Capture;
 
@@ -115,7 +117,7 @@ fn late_child() {
 
 /// Starts `script` with `sh -c` (never reported to the cell, like a C library's own
 /// `posix_spawn`) and waits for the shell itself to exit.
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 fn unreported_shell(script: &str) {
     let status = Command::new("sh").args(["-c", script]).status();
     assert!(status.expect("run the shell").success());
@@ -123,7 +125,6 @@ fn unreported_shell(script: &str) {
 
 /// Runs captures that last a while and hold no bytes, checking each is empty: a late writer
 /// started before writes meanwhile.
-#[cfg(any(target_os = "linux", windows))]
 fn captures_while_the_late_writer_writes() {
     // A child's `cmd /C ping` under Windows takes a second or so where `sh` takes a moment.
     let (rounds, each) = if cfg!(windows) { (4, 600) } else { (2, 300) };
@@ -139,12 +140,12 @@ fn captures_while_the_late_writer_writes() {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 const GRANDCHILD: &str =
     "child_process::late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output";
 
 #[test]
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 fn late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
     if is_child(GRANDCHILD) {
         // The shell leaves a process behind and exits within the capture: at its end the
@@ -154,10 +155,15 @@ fn late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
         let first = capture.finish().expect("finish");
         assert!(first.is_empty(), "the grandchild wrote too early");
         captures_while_the_late_writer_writes();
-        err("GRANDCHILD-DONE\n");
+        err(&format!("GRANDCHILD-DONE{}\n", proc_note()));
         return;
     }
     let (stdout, stderr) = run_passing_child(GRANDCHILD, b"");
+    grandchild_was_late(&stdout, &stderr);
+}
+
+#[cfg(unix)]
+fn grandchild_was_late(stdout: &str, stderr: &str) {
     assert!(!stdout.contains("LATE-GRANDCHILD"), "{stdout}");
     assert!(
         stderr.contains("[capture, late] LATE-GRANDCHILD\n"),
@@ -166,14 +172,33 @@ fn late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
     assert!(stderr.contains("GRANDCHILD-DONE"), "{stderr}");
 }
 
-#[cfg(any(target_os = "linux", windows))]
+/// Where a capture file cannot be opened anew (Linux without `/proc`, as on macOS), the cell
+/// tells who holds it by the spare opens it made with the file.
+#[test]
+#[cfg(target_os = "linux")]
+fn without_proc_late_output_of_a_grandchild_whose_parent_ended_in_the_call_is_late_output() {
+    let Some((stdout, stderr)) = run_passing_child_without_proc(GRANDCHILD, b"") else {
+        return;
+    };
+    grandchild_was_late(&stdout, &stderr);
+    assert!(stderr.contains("GRANDCHILD-DONE without /proc"), "{stderr}");
+}
+
+/// Said by a child case that ran where `/proc` is hidden (see `run_passing_child_without_proc`).
+fn proc_note() -> &'static str {
+    if cfg!(target_os = "linux") && !std::path::Path::new("/proc/self/fd").exists() {
+        " without /proc"
+    } else {
+        ""
+    }
+}
+
 const SECOND: &str =
     "child_process::late_output_of_a_child_started_while_another_lives_is_late_output";
 
 /// A command that waits about `millis` ms (Windows: whole seconds, rounded up) and then runs
 /// `then` (empty: nothing), never reported to the cell (like a C library's own `posix_spawn` or
 /// `CreateProcess`).
-#[cfg(any(target_os = "linux", windows))]
 fn waiting_shell(millis: u32, then: &str) -> Command {
     #[cfg(unix)]
     let (mut command, wait, and) = {
@@ -203,7 +228,6 @@ fn waiting_shell(millis: u32, then: &str) -> Command {
 }
 
 #[test]
-#[cfg(any(target_os = "linux", windows))]
 fn late_output_of_a_child_started_while_another_lives_is_late_output() {
     if is_child(SECOND) {
         // A child that writes nothing lives on from an earlier capture, which the cell saw.
@@ -226,13 +250,28 @@ fn late_output_of_a_child_started_while_another_lives_is_late_output() {
         captures_while_the_late_writer_writes();
         assert!(second.wait().expect("wait").success());
         assert!(elder.wait().expect("wait").success());
-        err("SECOND-DONE\n");
+        err(&format!("SECOND-DONE{}\n", proc_note()));
         return;
     }
     let (stdout, stderr) = run_passing_child(SECOND, b"");
+    second_was_late(&stdout, &stderr);
+}
+
+fn second_was_late(stdout: &str, stderr: &str) {
     assert!(!stdout.contains("LATE-SECOND"), "{stdout}");
     // `cmd`'s echo ends its line with CR LF.
     let late = stderr.replace("\r\n", "\n");
     assert!(late.contains("[capture, late] LATE-SECOND\n"), "{stderr}");
     assert!(stderr.contains("SECOND-DONE"), "{stderr}");
+}
+
+/// As above, where a capture file cannot be opened anew (Linux without `/proc`, as on macOS).
+#[test]
+#[cfg(target_os = "linux")]
+fn without_proc_late_output_of_a_child_started_while_another_lives_is_late_output() {
+    let Some((stdout, stderr)) = run_passing_child_without_proc(SECOND, b"") else {
+        return;
+    };
+    second_was_late(&stdout, &stderr);
+    assert!(stderr.contains("SECOND-DONE without /proc"), "{stderr}");
 }

@@ -24,9 +24,15 @@ static ONE_CHILD_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// `nesting::second_capture_is_refused_and_the_first_keeps_capturing`) in a child process,
 /// feeding it `stdin`, and returns its output.
 pub fn run_child(test: &str, stdin: &[u8]) -> Output {
-    let _one_child = lock(&ONE_CHILD_AT_A_TIME);
     let exe = std::env::current_exe().expect("path of the test binary");
-    let mut child = Command::new(exe)
+    run_child_command(Command::new(exe), test, stdin)
+}
+
+/// Runs `test` as [`run_child`] does, by `command` (the test binary, or a program that executes
+/// it with the arguments added here).
+fn run_child_command(mut command: Command, test: &str, stdin: &[u8]) -> Output {
+    let _one_child = lock(&ONE_CHILD_AT_A_TIME);
+    let mut child = command
         .args(["--exact", test, "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, test)
         .stdin(Stdio::piped())
@@ -78,6 +84,37 @@ pub fn run_passing_child(test: &str, stdin: &[u8]) -> (String, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// [`run_passing_child`] with `/proc` hidden from the child: a tmpfs mounted over it in mount
+/// and user namespaces of its own (`unshare -rm`). The capture cell then cannot open a capture
+/// file anew and works as on macOS. `None` (with a note) where the system allows no such
+/// namespaces.
+#[cfg(target_os = "linux")]
+pub fn run_passing_child_without_proc(test: &str, stdin: &[u8]) -> Option<(String, String)> {
+    const HIDE_PROC: &str = "mount -t tmpfs none /proc && exec \"$0\" \"$@\"";
+    let allowed = Command::new("unshare")
+        .args(["-rm", "sh", "-c", HIDE_PROC, "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !allowed {
+        err("skipped: `unshare -rm` cannot hide /proc here\n");
+        return None;
+    }
+    let exe = std::env::current_exe().expect("path of the test binary");
+    let mut command = Command::new("unshare");
+    command.args(["-rm", "sh", "-c", HIDE_PROC]).arg(exe);
+    let output = run_child_command(command, test, stdin);
+    assert!(
+        output.status.success(),
+        "child case failed\n{}",
+        describe(&output)
+    );
+    Some((
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
 }
 
 /// Captures whatever `bytes` are written to stderr (fd 2) in between `begin` and `finish`.

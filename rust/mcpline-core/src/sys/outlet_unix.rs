@@ -1,0 +1,224 @@
+//! The outlets of the capture cell (`capture::outlet`): open file descriptions of a capture
+//! file that carry a lock the system keeps exactly as long as any descriptor of them is open,
+//! in any process; and the mark that tells whether fds 1 and 2 still write through one.
+//!
+//! On Linux an outlet is the file opened anew through `/proc/self/fd` with an
+//! open-file-description lock (`F_OFD_SETLK`). Where the file cannot be opened anew (macOS and
+//! other unix systems, Linux without `/proc`) it is made with spare opens while it still has a
+//! name, and an outlet is one of them with a shared `flock`.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+#[cfg(target_os = "linux")]
+use std::os::unix::fs::OpenOptionsExt as _;
+
+#[cfg(target_os = "linux")]
+use super::fork_count;
+use super::{off_standard_fds, set_append};
+
+/// The signal number the capture cell sets on the open file description of each capture file
+/// (`F_SETSIG`), so that one `fcntl` per descriptor tells whether fds 1 and 2 still share it.
+/// No signal is ever sent: nothing opens these files for signal-driven I/O (`O_ASYNC`).
+#[cfg(target_os = "linux")]
+const MARK: libc::c_int = 60;
+/// `F_SETSIG` and `F_GETSIG` from Linux's `<fcntl.h>` (the same on every architecture; the
+/// `libc` crate does not export them).
+#[cfg(target_os = "linux")]
+const F_SETSIG: libc::c_int = 10;
+#[cfg(target_os = "linux")]
+const F_GETSIG: libc::c_int = 11;
+
+/// Marks the open file description of `file` (see [`MARK`]): every descriptor sharing it, fds 1
+/// and 2 pointed at it with `dup2` included, reads the mark back.
+#[cfg(target_os = "linux")]
+pub(crate) fn mark(file: &File) -> io::Result<()> {
+    // SAFETY: F_SETSIG sets one integer of the open file description `file` keeps open; no
+    // memory is passed.
+    if unsafe { libc::fcntl(file.as_raw_fd(), F_SETSIG, MARK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether descriptor `fd` is open on a marked open file description (see [`mark`]). A file a
+/// tool opened, or a closed descriptor, is not: only the capture cell marks, and only its own.
+#[cfg(target_os = "linux")]
+pub(crate) fn is_marked(fd: RawFd) -> bool {
+    // SAFETY: F_GETSIG reads one integer of the open file description behind `fd` (or fails
+    // with EBADF when `fd` is closed); no memory is passed.
+    unsafe { libc::fcntl(fd, F_GETSIG) == MARK }
+}
+
+/// The byte range the outlet lock covers (see [`outlet`]): the capture file's first byte.
+#[cfg(target_os = "linux")]
+fn outlet_range(kind: libc::c_int) -> libc::flock {
+    // SAFETY: `flock` is a plain C struct of integers, for which all zeros is a valid value.
+    let mut range: libc::flock = unsafe { std::mem::zeroed() };
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "F_RDLCK, F_WRLCK and SEEK_SET are small constants"
+    )]
+    {
+        range.l_type = kind as libc::c_short;
+        range.l_whence = libc::SEEK_SET as libc::c_short;
+    }
+    range.l_start = 0;
+    range.l_len = 1;
+    range
+}
+
+/// `/proc/self/fd` opened once (`O_PATH`), with [`fork_count`] then: opening a capture file
+/// anew through it costs 2 µs here, against 2.7 µs through the full path. A forked child's copy
+/// names its parent's descriptors, so it opens the full path instead.
+#[cfg(target_os = "linux")]
+fn proc_fds() -> Option<RawFd> {
+    let (dir, forks) = proc_fds_dir().as_ref()?;
+    (*forks == fork_count()).then(|| dir.as_raw_fd())
+}
+
+#[cfg(target_os = "linux")]
+fn proc_fds_dir() -> &'static Option<(OwnedFd, u64)> {
+    static DIR: std::sync::OnceLock<Option<(OwnedFd, u64)>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = File::options()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+            .open("/proc/self/fd")
+            .ok()?;
+        Some((OwnedFd::from(off_standard_fds(dir).ok()?), fork_count()))
+    })
+}
+
+/// Whether a capture file can be opened anew for its outlets ([`outlet`]): on Linux with
+/// `/proc` mounted. Elsewhere a capture file is made with the opens its outlets will need
+/// ([`temp_file_with_opens`]).
+pub(crate) fn reopens() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        proc_fds_dir().is_some()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// A new open file description of `file` for fds 1 and 2 to write through (the outlet of
+/// `capture::outlet`): `file` opened anew through `/proc/self/fd`, write-only and appending,
+/// close-on-exec, numbered 3 or above, carrying an open-file-description lock on its first byte
+/// (`F_OFD_SETLK`). The kernel drops that lock exactly when the last descriptor of this
+/// description closes, in whichever process holds it; [`outlet_held`] asks whether it is
+/// still there.
+///
+/// # Errors
+///
+/// `/proc` is not mounted, or the kernel (before 3.15) has no such locks.
+#[cfg(target_os = "linux")]
+pub(crate) fn outlet(file: &File) -> io::Result<File> {
+    let flags = libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC;
+    let opened = if let Some(dir) = proc_fds() {
+        let name = std::ffi::CString::new(file.as_raw_fd().to_string())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: `name` is a NUL-terminated string that lives across the call and openat only
+        // reads it; `dir` is the descriptor `proc_fds` keeps open for the process's lifetime.
+        // The new descriptor (or -1) is owned by nothing else.
+        let fd = unsafe { libc::openat(dir, name.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created by openat and nothing else owns it.
+        File::from(unsafe { OwnedFd::from_raw_fd(fd) })
+    } else {
+        File::options()
+            .append(true)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(format!("/proc/self/fd/{}", file.as_raw_fd()))?
+    };
+    let opened = off_standard_fds(opened)?;
+    let lock = outlet_range(libc::F_WRLCK);
+    // SAFETY: F_OFD_SETLK reads one live, initialised `flock` and sets a lock on the open file
+    // description `opened` keeps open.
+    if unsafe { libc::fcntl(opened.as_raw_fd(), libc::F_OFD_SETLK, &raw const lock) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(opened)
+}
+
+/// Whether an outlet of `file` ([`outlet`] or [`lock_outlet`]) is still open anywhere: its
+/// lock is still there, as seen through `file`'s own open file description (which holds no
+/// lock).
+///
+/// # Errors
+///
+/// The system refused the query.
+pub(crate) fn outlet_held(file: &File) -> io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut probe = outlet_range(libc::F_RDLCK);
+        // SAFETY: F_OFD_GETLK reads and rewrites one live, initialised `flock` (`l_pid` is 0, as
+        // it must be); it sets no lock.
+        if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &raw mut probe) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if i32::from(probe.l_type) != libc::F_UNLCK {
+            return Ok(true);
+        }
+    }
+    // The lock of an outlet made by `temp_file_with_opens`: an exclusive `flock` is refused
+    // while a shared one is held through another open file description.
+    let fd = file.as_raw_fd();
+    // SAFETY: flock sets or refuses a lock on the open file description behind `fd`, which
+    // `file` keeps open; no memory is passed.
+    if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        // SAFETY: as above; the lock just taken is dropped again.
+        unsafe { libc::flock(fd, libc::LOCK_UN) };
+        return Ok(false);
+    }
+    let error = io::Error::last_os_error();
+    if error.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(true)
+    } else {
+        Err(error)
+    }
+}
+
+/// A temporary file for a capture (mode 0600, in `$TMPDIR`) and `opens` further open file
+/// descriptions of it, appending and close-on-exec, numbered 3 or above, made while the file
+/// still had its name, which is gone once this returns: the outlets of its captures, where a
+/// file cannot be opened anew later ([`reopens`]). Each takes its lock when it becomes one
+/// ([`lock_outlet`]).
+///
+/// # Errors
+///
+/// `$TMPDIR` refused the file, or the process is out of descriptors.
+pub(crate) fn temp_file_with_opens(opens: usize) -> io::Result<(File, Vec<File>)> {
+    let named = tempfile::NamedTempFile::new()?;
+    let mut outlets = Vec::with_capacity(opens);
+    for _ in 0..opens {
+        let opened = named.reopen()?;
+        set_append(&opened)?;
+        outlets.push(off_standard_fds(opened)?);
+    }
+    Ok((named.into_file(), outlets))
+}
+
+/// Makes `file` (one of the opens of [`temp_file_with_opens`]) an outlet: a shared `flock` on
+/// its open file description. The system keeps that lock exactly as long as any descriptor of
+/// the description is open, in whichever process holds it (BSD `flock` semantics, on macOS as
+/// on Linux); [`outlet_held`] asks whether it is still there.
+///
+/// # Errors
+///
+/// The file system has no `flock` locks.
+pub(crate) fn lock_outlet(file: &File) -> io::Result<()> {
+    // SAFETY: flock sets a lock on the open file description `file` keeps open; no memory is
+    // passed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
