@@ -572,7 +572,10 @@ fn capture_file(
 fn new_file() -> io::Result<(File, Vec<File>)> {
     #[cfg(unix)]
     if !sys::reopens() {
-        return sys::temp_file_with_opens(outlet::SPARE_OPENS);
+        // Short of descriptors for the spare opens, the file still captures; its end goes by
+        // what the cell saw (see `outlet`).
+        return sys::temp_file_with_opens(outlet::SPARE_OPENS)
+            .or_else(|_| Ok((sys::temp_file()?, Vec::new())));
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,

@@ -18,6 +18,8 @@ mod rust_writes;
 mod shared;
 #[cfg(unix)]
 mod spare_file;
+#[cfg(target_os = "linux")]
+mod spare_opens;
 
 // Protecting the protocol streams, and captures inside the protection.
 mod parking;
