@@ -27,9 +27,11 @@
 //! 1 and 2 wrote through carries a lock that lives as long as any descriptor of it (see
 //! `outlet`). A held file is never reused or parked; it is followed, and let go once its last
 //! holder has closed it (what arrived until then passed on). Late output is thus never passed
-//! off as another call's, whatever started the process. On Windows the cell goes by what it
-//! saw (see `spawns::started_a_process`): any process started in the process's job, and a file
-//! is free again once no process but this one runs there (`outlet::alone`).
+//! off as another call's, whatever started the process (but see `outlet` for a holder that
+//! drops a `flock` of its own). On Windows, and for a unix file without an outlet of its own,
+//! the cell goes by what it saw (see `spawns::started_a_process`): on Windows any process
+//! started in the process's job, and a file is free again once no process but this one runs
+//! there (`outlet::alone`).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -216,7 +218,9 @@ impl AfterCalls {
         !self.recent.is_empty() || !self.followed.is_empty()
     }
 
-    fn follow(&mut self, finished: Finished, err: &mut dyn Write) {
+    fn follow(&mut self, mut finished: Finished, err: &mut dyn Write) {
+        // A followed file is never reused: its outlet's spare opens are not needed.
+        finished.outlet = None;
         if self.followed.len() >= FOLLOWED {
             // The oldest quiet one goes first; a note only when one that did write goes.
             let index = self.followed.iter().position(|f| !f.late_seen).unwrap_or(0);

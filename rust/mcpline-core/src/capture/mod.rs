@@ -79,9 +79,9 @@
 //! instead, see `piped`); what a lingering child writes there later is passed on as that call's
 //! late output (see `late`). On unix fds 1 and 2 write through an outlet, an open file
 //! description of their own with a lock on it, so "may hold it" is exact: after a call that may
-//! have started a process, one `fcntl` (elsewhere than Linux, a `flock`) asks the system whether
-//! anybody else still has that description open, whoever started them and however (see
-//! `outlet`).
+//! have started a process, one `fcntl` (where the file cannot be opened anew, as on macOS, a
+//! `flock`) asks the system whether anybody else still has that description open, whoever
+//! started them and however (see `outlet`).
 //! Calls that run at the same time share the active capture (see `overlap`), and the capture
 //! cap bounds its size while it runs (see `drain`).
 //!
@@ -531,7 +531,7 @@ fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
 }
 
 /// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh
-/// anonymous one; where the new capture's bytes begin in it; and the outlet fds 1 and 2 write
+/// one (see [`new_file`]); where the new capture's bytes begin in it; and the outlet fds 1 and 2 write
 /// through (see `outlet`).
 fn capture_file(
     after: &mut AfterCalls,
@@ -572,10 +572,10 @@ fn capture_file(
 fn new_file() -> io::Result<(File, Vec<File>)> {
     #[cfg(unix)]
     if !sys::reopens() {
-        // Short of descriptors for the spare opens, the file still captures; its end goes by
-        // what the cell saw (see `outlet`).
-        return sys::temp_file_with_opens(outlet::SPARE_OPENS)
-            .or_else(|_| Ok((sys::temp_file()?, Vec::new())));
+        if let Ok(made) = sys::temp_file_with_opens(outlet::SPARE_OPENS) {
+            return Ok(made);
+        }
+        // `$TMPDIR` refused it: a file that cannot tell who holds it (see `outlet`).
     }
     let file = match sys::anonymous_file() {
         Some(file) => file,

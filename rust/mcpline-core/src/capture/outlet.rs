@@ -20,8 +20,9 @@
 //!
 //! A call "may have started a process" when the runtime reported one, when its fds moved to a
 //! pipe, or when it lasted at least `spawns::SPAWN_TAKES` (no process starts faster). Calls
-//! shorter than that keep the outlet and park on it as before, paying nothing; the others pay
-//! for a fresh outlet at the next capture (an `openat`, an `fcntl` and a `close`, about 3 µs).
+//! shorter than that keep the outlet and park on it as before, paying nothing; on Linux the
+//! others pay for a fresh outlet at the next capture (an `openat`, an `fcntl` and a `close`,
+//! about 3 µs).
 //!
 //! Where a file cannot be opened anew (macOS and other unix systems, Linux without `/proc`),
 //! the capture file is a temporary file in `$TMPDIR` opened [`SPARE_OPENS`] more times while it
@@ -29,13 +30,19 @@
 //! those opens with a shared `flock`, which the system likewise keeps as long as any
 //! descriptor of that open file description is open; the cell asks by trying an exclusive
 //! `flock` through its own description. Each call that asks uses up one open; a file whose
-//! opens have run out is not reused, and the next capture gets a fresh file.
+//! opens have run out is not reused, and the next capture gets a fresh file. One gap the OFD
+//! lock does not have: a holder that takes and drops a `flock` of its own on fd 1 or 2 (to
+//! serialise its writes with other processes) replaces the outlet's lock and then removes it,
+//! after which its output may be taken for a later call's.
 //!
 //! On Windows fds 1 and 2 write through the file's own description and [`Outlet::close`]
 //! cannot tell: the cell goes by what it saw (reported processes, and the processes started in
 //! the process's job, see `spawns`), and the job also tells when no process but this one runs
-//! ([`alone`]): then nobody can hold any capture file, whichever call started them. The same
-//! goes anywhere a lock is refused (a file system without `flock`, a kernel without OFD locks).
+//! ([`alone`]): then nobody can hold any capture file, whichever call started them. On unix
+//! the same goes for a file without an outlet of its own: a lock refused (a file system
+//! without `flock`, a kernel without OFD locks), `$TMPDIR` refusing the file made with spare
+//! opens, or no descriptors left for them (see `spawns::started_a_process` for what the cell
+//! then sees and misses).
 
 use std::fs::File;
 use std::io;
@@ -108,6 +115,10 @@ impl Outlet {
     #[cfg(unix)]
     fn from_spares(mut spares: Vec<File>, file: &File) -> Self {
         let own = spares.pop().filter(|open| sys::lock_outlet(open).is_ok());
+        if own.is_none() {
+            // A file system that refuses the lock refuses it for every open.
+            spares.clear();
+        }
         Self::marked(own, spares, file)
     }
 

@@ -94,12 +94,13 @@ fn proc_fds_dir() -> &'static Option<(OwnedFd, u64)> {
 }
 
 /// Whether a capture file can be opened anew for its outlets ([`outlet`]): on Linux with
-/// `/proc` mounted. Elsewhere a capture file is made with the opens its outlets will need
-/// ([`temp_file_with_opens`]).
+/// `/proc` mounted (asked again while the first open of `/proc/self/fd` failed, as it would
+/// for want of descriptors). Elsewhere a capture file is made with the opens its outlets will
+/// need ([`temp_file_with_opens`]).
 pub(crate) fn reopens() -> bool {
     #[cfg(target_os = "linux")]
     {
-        proc_fds_dir().is_some()
+        proc_fds_dir().is_some() || std::path::Path::new("/proc/self/fd").is_dir()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -164,8 +165,8 @@ pub(crate) fn outlet_held(file: &File) -> io::Result<bool> {
         if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &raw mut probe) } < 0 {
             return Err(io::Error::last_os_error());
         }
-        if i32::from(probe.l_type) != libc::F_UNLCK {
-            return Ok(true);
+        if i32::from(probe.l_type) != libc::F_UNLCK || reopens() {
+            return Ok(i32::from(probe.l_type) != libc::F_UNLCK);
         }
     }
     // The lock of an outlet made by `temp_file_with_opens`: an exclusive `flock` is refused
@@ -192,16 +193,24 @@ pub(crate) fn outlet_held(file: &File) -> io::Result<bool> {
 /// file cannot be opened anew later ([`reopens`]). Each takes its lock when it becomes one
 /// ([`lock_outlet`]).
 ///
+/// Fewer opens than asked (none at all, for want of descriptors) are not an error: the file
+/// then serves fewer captures, or captures whose ends go by what the cell saw.
+///
 /// # Errors
 ///
-/// `$TMPDIR` refused the file, or the process is out of descriptors.
+/// `$TMPDIR` refused the file.
 pub(crate) fn temp_file_with_opens(opens: usize) -> io::Result<(File, Vec<File>)> {
     let named = tempfile::NamedTempFile::new()?;
     let mut outlets = Vec::with_capacity(opens);
     for _ in 0..opens {
-        let opened = named.reopen()?;
-        set_append(&opened)?;
-        outlets.push(off_standard_fds(opened)?);
+        let Ok(opened) = named
+            .reopen()
+            .and_then(|opened| set_append(&opened).map(|()| opened))
+            .and_then(off_standard_fds)
+        else {
+            break;
+        };
+        outlets.push(opened);
     }
     Ok((named.into_file(), outlets))
 }
