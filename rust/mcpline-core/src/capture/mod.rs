@@ -531,8 +531,8 @@ fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
 }
 
 /// The file of the last finished call if nobody wrote to it since (see `late`), or a fresh
-/// one (see [`new_file`]); where the new capture's bytes begin in it; and the outlet fds 1 and 2 write
-/// through (see `outlet`).
+/// one (see [`new_file`]); where the new capture's bytes begin in it; and the outlet fds 1 and
+/// 2 write through (see `outlet`).
 fn capture_file(
     after: &mut AfterCalls,
     newest: &mut Option<sys::FileId>,

@@ -162,11 +162,11 @@ impl Outlet {
         #[cfg(unix)]
         if let Some(own) = self.own {
             drop(own);
-            return match sys::outlet_held(file) {
-                Ok(true) => (true, true, None),
-                Ok(false) if self.spares.is_empty() => (false, true, None),
-                Ok(false) => (false, true, Some(Self::from_spares(self.spares, file))),
-                Err(_) => (true, false, None),
+            return match still_held(file) {
+                Some(true) => (true, true, None),
+                Some(false) if self.spares.is_empty() => (false, true, None),
+                Some(false) => (false, true, Some(Self::from_spares(self.spares, file))),
+                None => (true, false, None),
             };
         }
         let _ = file;

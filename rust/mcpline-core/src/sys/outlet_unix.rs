@@ -165,8 +165,9 @@ pub(crate) fn outlet_held(file: &File) -> io::Result<bool> {
         if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &raw mut probe) } < 0 {
             return Err(io::Error::last_os_error());
         }
-        if i32::from(probe.l_type) != libc::F_UNLCK || reopens() {
-            return Ok(i32::from(probe.l_type) != libc::F_UNLCK);
+        let locked = i32::from(probe.l_type) != libc::F_UNLCK;
+        if locked || reopens() {
+            return Ok(locked);
         }
     }
     // The lock of an outlet made by `temp_file_with_opens`: an exclusive `flock` is refused
