@@ -1,14 +1,19 @@
 //! Where a capture file cannot be opened anew (Linux without `/proc`, as on macOS), the cell
 //! makes it with spare opens for its outlets: once they have run out, the next capture gets a
-//! fresh file that tells who holds it as well; a process short of descriptors for them still
-//! gets its output captured.
+//! fresh file that tells who holds it as well; a process short of descriptors for them, or
+//! whose `$TMPDIR` refuses the file, still gets its output captured; and a file followed for
+//! late output does not keep its spare opens.
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{err, is_child, run_passing_child_without_proc};
+use std::os::fd::AsFd;
+
+use crate::support::{
+    err, is_child, run_passing_child_without_proc, run_passing_child_without_proc_env,
+};
 use mcpline_core::Capture;
 
 const TEST: &str = "spare_opens::a_process_short_of_descriptors_for_the_spare_opens_still_captures";
@@ -35,14 +40,7 @@ fn child() {
         "this case runs with /proc hidden"
     );
     // Take every free descriptor, then give a few back.
-    let mut held = Vec::new();
-    loop {
-        match File::open("/dev/null") {
-            Ok(file) => held.push(file),
-            Err(error) if error.raw_os_error() == Some(24) => break, // EMFILE
-            Err(error) => panic!("open /dev/null: {error}"),
-        }
-    }
+    let mut held = all_free_descriptors();
     held.truncate(held.len() - LEFT_FREE);
     let capture = Capture::begin().expect("begin with few descriptors free");
     io::stderr().write_all(b"CAPTURED-BYTES\n").expect("write");
@@ -104,3 +102,80 @@ fn run_out_child() {
     }
     err("RUN-OUT-DONE\n");
 }
+
+/// Every descriptor still free, opened on `/dev/null` (and closed again when dropped).
+fn all_free_descriptors() -> Vec<File> {
+    let mut held = Vec::new();
+    loop {
+        match File::open("/dev/null") {
+            Ok(file) => held.push(file),
+            Err(error) if error.raw_os_error() == Some(24) => return held, // EMFILE
+            Err(error) => panic!("open /dev/null: {error}"),
+        }
+    }
+}
+
+const REFUSED: &str = "spare_opens::a_tmpdir_that_refuses_the_file_still_leaves_output_captured";
+
+#[test]
+fn a_tmpdir_that_refuses_the_file_still_leaves_output_captured() {
+    if is_child(REFUSED) {
+        let capture = Capture::begin().expect("begin with $TMPDIR refusing files");
+        io::stderr()
+            .write_all(b"CAPTURED-IN-MEMORY\n")
+            .expect("write");
+        let text = capture.finish().expect("finish").read_all().expect("read");
+        assert_eq!(text, b"CAPTURED-IN-MEMORY\n");
+        err("REFUSED-CHECK-DONE\n");
+        return;
+    }
+    let env = [("TMPDIR", "/nonexistent/mcpline-test")];
+    let Some((_, stderr)) = run_passing_child_without_proc_env(REFUSED, b"", &env) else {
+        return;
+    };
+    assert!(stderr.contains("REFUSED-CHECK-DONE"), "{stderr}");
+    assert!(!stderr.contains("CAPTURED-IN-MEMORY"), "{stderr}");
+}
+
+const FOLLOWED: &str = "spare_opens::a_file_followed_for_late_output_keeps_no_spare_opens";
+
+#[test]
+fn a_file_followed_for_late_output_keeps_no_spare_opens() {
+    if is_child(FOLLOWED) {
+        return followed_child();
+    }
+    let Some((_, stderr)) = run_passing_child_without_proc(FOLLOWED, b"") else {
+        return;
+    };
+    assert!(stderr.contains("FOLLOWED-CHECK-DONE"), "{stderr}");
+}
+
+fn followed_child() {
+    const ROUNDS: usize = 10;
+    let free_before = all_free_descriptors().len();
+    for round in 0..ROUNDS {
+        // A quick capture keeps its outlet for the next one; a copy of fd 1 taken meanwhile
+        // writes into its file after it ended, so the next capture finds late output there and
+        // follows the file instead of reusing it.
+        let capture = Capture::begin().expect("begin");
+        let lingering = io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .expect("copy fd 1");
+        drop(capture.finish().expect("finish"));
+        File::from(lingering)
+            .write_all(format!("late {round}\n").as_bytes())
+            .expect("write late");
+    }
+    drop(Capture::begin().expect("begin").finish().expect("finish"));
+    // Each followed file holds its own descriptor; spare opens kept too would hold eight more.
+    let used = free_before - all_free_descriptors().len();
+    assert!(
+        used <= 2 * ROUNDS + SPARE_OPENS_AND_OUTLET,
+        "{used} descriptors held"
+    );
+    err("FOLLOWED-CHECK-DONE\n");
+}
+
+/// The descriptors of the newest file's outlet and spare opens, kept for its next capture.
+const SPARE_OPENS_AND_OUTLET: usize = 9;

@@ -92,6 +92,16 @@ pub fn run_passing_child(test: &str, stdin: &[u8]) -> (String, String) {
 /// namespaces.
 #[cfg(target_os = "linux")]
 pub fn run_passing_child_without_proc(test: &str, stdin: &[u8]) -> Option<(String, String)> {
+    run_passing_child_without_proc_env(test, stdin, &[])
+}
+
+/// [`run_passing_child_without_proc`] with `env` added to the child's environment.
+#[cfg(target_os = "linux")]
+pub fn run_passing_child_without_proc_env(
+    test: &str,
+    stdin: &[u8],
+    env: &[(&str, &str)],
+) -> Option<(String, String)> {
     const HIDE_PROC: &str = "mount -t tmpfs none /proc && exec \"$0\" \"$@\"";
     let allowed = Command::new("unshare")
         .args(["-rm", "sh", "-c", HIDE_PROC, "true"])
@@ -104,7 +114,10 @@ pub fn run_passing_child_without_proc(test: &str, stdin: &[u8]) -> Option<(Strin
     }
     let exe = std::env::current_exe().expect("path of the test binary");
     let mut command = Command::new("unshare");
-    command.args(["-rm", "sh", "-c", HIDE_PROC]).arg(exe);
+    command
+        .args(["-rm", "sh", "-c", HIDE_PROC])
+        .arg(exe)
+        .envs(env.iter().copied());
     let output = run_child_command(command, test, stdin);
     assert!(
         output.status.success(),
