@@ -37,6 +37,21 @@ def test_prints_and_child_output_are_attached_in_the_order_written(spawn):
     assert positions == sorted(positions), attached
 
 
+@pytest.mark.parametrize("flags", [(), ("-u",)], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_a_printed_line_arrives_whole_even_where_python_writes_through(spawn, flags):
+    # Many host configurations set PYTHONUNBUFFERED (here its flag, -u): a print is then one
+    # write per piece, and a descriptor write could land between the pieces of a line.
+    server = spawn(*flags, ORDERING_SERVER, env=host_env())
+    server.initialize()
+    result = server.call("pieces")
+    assert not result.get("isError"), result
+    assert result["content"][0]["text"] == "True False", "line-buffered, not write-through"
+    attached = "\n".join(c["text"] for c in result["content"][1:])
+    for fd in (1, 2):
+        assert f"line on {fd} in pieces\n" in attached, attached
+        assert f"[fd {fd} between pieces]\n" in attached, attached
+
+
 def test_a_print_before_run_goes_to_stderr_not_the_protocol(spawn):
     server = spawn(ORDERING_SERVER, env=host_env(PRINT_BEFORE_RUN="1"))
     server.initialize()

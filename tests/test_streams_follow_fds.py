@@ -100,3 +100,23 @@ def test_a_block_buffered_stream_is_line_buffered_while_held_and_put_back(
     finally:
         _streams.release()
     assert not stdout.line_buffering
+
+
+def test_a_write_through_stream_is_line_buffered_while_held_and_put_back(monkeypatch):
+    # What PYTHONUNBUFFERED gives: an unbuffered descriptor under a write-through text stream.
+    stream = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", line_buffering=True, write_through=True
+    )
+    monkeypatch.setattr(_streams, "SWAPS", False)
+    monkeypatch.setattr(sys, "stdout", stream)
+    try:
+        _streams.hold()
+        try:
+            assert sys.stdout is stream, "not swapped, only line-buffered"
+            assert (stream.line_buffering, stream.write_through) == (True, False)
+        finally:
+            _streams.release()
+        assert (stream.line_buffering, stream.write_through) == (True, True)
+    finally:
+        monkeypatch.undo()
+        stream.detach()

@@ -4,7 +4,10 @@ Everywhere: a host starts the server with stdout a pipe, so ``sys.stdout`` is bl
 and a tool's ``print`` would reach its capture only when the call ends, after whatever a child
 process or C code wrote meanwhile. While held, the interpreter's ``sys.stdout`` and
 ``sys.stderr`` are line-buffered (``reconfigure``), so the attached output is in the order it
-was written; their previous buffering comes back on release.
+was written; their previous buffering comes back on release. Streams that write through
+(``PYTHONUNBUFFERED``, ``-u``, which many host configurations set) are line-buffered too: a
+``print`` is otherwise one write per piece (``print(a, b)``: four), which a child's output can
+land between, and each costs a system call; line-buffered, a line is one write, whole.
 
 Windows, in addition:
 
@@ -64,8 +67,8 @@ _lock = _thread.allocate_lock()
 _depth = 0
 # (name in sys, the stream put aside, the follower put in its place)
 _swapped: list[tuple[str, TextIO, TextIO]] = []
-# Streams switched to line buffering, to switch back.
-_line_buffered: list[io.TextIOWrapper] = []
+# Streams switched to line buffering, with (line_buffering, write_through) before, to switch back.
+_line_buffered: list[tuple[io.TextIOWrapper, bool, bool]] = []
 # (logging handler, its stream before, the follower it was pointed at)
 _retargeted: list[tuple[Any, TextIO, TextIO]] = []
 
@@ -158,16 +161,20 @@ def _retarget_logging(old: TextIO, new: TextIO) -> None:
 
 
 def _line_buffer(stream: object, fd: int) -> None:
-    """Switches the interpreter's text stream on ``fd`` to line buffering, if it is not."""
-    if not isinstance(stream, io.TextIOWrapper) or stream.line_buffering:
+    """Switches the interpreter's text stream on ``fd`` to line buffering (not write-through),
+    if it is not."""
+    if not isinstance(stream, io.TextIOWrapper):
+        return
+    before = (stream.line_buffering, stream.write_through)
+    if before == (True, False):
         return
     try:
         if stream.fileno() != fd:
             return
-        stream.reconfigure(line_buffering=True)
+        stream.reconfigure(line_buffering=True, write_through=False)
     except (OSError, ValueError):
         return
-    _line_buffered.append(stream)
+    _line_buffered.append((stream, *before))
 
 
 def hold() -> None:
@@ -224,8 +231,8 @@ def release() -> None:
             if getattr(sys, name, None) is follower:
                 setattr(sys, name, original)
         while _line_buffered:
-            stream = _line_buffered.pop()
+            stream, line_buffering, write_through = _line_buffered.pop()
             try:
-                stream.reconfigure(line_buffering=False)
+                stream.reconfigure(line_buffering=line_buffering, write_through=write_through)
             except (OSError, ValueError):
                 pass

@@ -1,5 +1,6 @@
 """Tools whose Python prints and child output interleave; a print before serving starts; a tool
-that installs a block-buffered ``sys.stdout`` of its own."""
+that installs a block-buffered ``sys.stdout`` of its own; a line printed in pieces with a
+descriptor write between them."""
 
 import io
 import os
@@ -38,6 +39,17 @@ def own_stdout(word: str) -> str:
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw, 8192), encoding="utf-8")
     print(f"own stdout says {word}")
     return word
+
+
+@server.tool(output="result")
+def pieces() -> str:
+    """Prints a line of several pieces on each stream, with descriptor writes (as a child or C
+    code makes) between the pieces, and answers how its streams buffer."""
+    for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
+        stream.write(f"line on {fd} ")
+        os.write(fd, f"[fd {fd} between pieces]\n".encode())
+        print("in", "pieces", file=stream)
+    return f"{sys.stderr.line_buffering} {sys.stderr.write_through}"
 
 
 if __name__ == "__main__":
