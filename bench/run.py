@@ -95,14 +95,18 @@ def default_client() -> Path:
 
 
 class Bench:
-    def __init__(self, client: Path, timeout: int, pycache: Path) -> None:
+    def __init__(self, client: Path, timeout: int, pycache: Path, unbuffered: bool) -> None:
         self.client = client
         self.timeout = timeout
         # Servers start as they would from an installed wheel, with their bytecode cached: in a
         # directory of this run's own, so no checkout is written to, and never disabled (with
-        # PYTHONDONTWRITEBYTECODE every start would compile mcpline's sources again).
-        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        # PYTHONDONTWRITEBYTECODE every start would compile mcpline's sources again). And as a
+        # host starts them: PYTHONUNBUFFERED only when asked for (a shell may have it set).
+        dropped = {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
+        self.env = {k: v for k, v in os.environ.items() if k not in dropped}
         self.env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        if unbuffered:
+            self.env["PYTHONUNBUFFERED"] = "1"
 
     def measure(
         self, mode: str, peer: Peer, count: int, scenario: Scenario, *extra: str
@@ -481,7 +485,7 @@ def main_http(ns: argparse.Namespace) -> None:
         tempfile.TemporaryDirectory(prefix="mcpline-bench-pycache-") as pycache,
         tempfile.TemporaryDirectory(prefix="mcpline-bench-http-logs-") as logs,
     ):
-        bench = Bench(ns.client, ns.timeout, Path(pycache))
+        bench = Bench(ns.client, ns.timeout, Path(pycache), ns.unbuffered)
         samples, counts = run_http(bench, peers, settings, Path(logs))
     figures = {c: medians(rows) for c, rows in samples.items()}
     print(http_report(settings, figures, variants))
@@ -540,6 +544,11 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per client run")
     ap.add_argument("--client", type=Path, default=default_client())
     ap.add_argument("--json", type=Path, help="also write samples and medians to this file")
+    ap.add_argument(
+        "--unbuffered",
+        action="store_true",
+        help="start the servers with PYTHONUNBUFFERED=1 (as some host configurations do)",
+    )
     http = ap.add_argument_group("--scenario http")
     http.add_argument(
         "--python",
@@ -564,7 +573,7 @@ def main() -> None:
     counts = Counts(ns.starts, ns.calls, ns.lockstep, ns.warmup, ns.burst)
 
     with tempfile.TemporaryDirectory(prefix="mcpline-bench-pycache-") as pycache:
-        bench = Bench(ns.client, ns.timeout, Path(pycache))
+        bench = Bench(ns.client, ns.timeout, Path(pycache), ns.unbuffered)
         samples = run_rounds(bench, peers, scenarios, counts, ns.rounds, ns.sdk_cap)
     figures = {sc: medians(rows) for sc, rows in samples.items()}
     for sc in scenarios:
@@ -577,6 +586,7 @@ def main() -> None:
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, medians of {ns.rounds} rounds; "
         f"per run {ns.calls} pipelined and {ns.lockstep} lock-step calls{capped}, "
         f"{ns.burst} in the burst; {ns.starts} starts per round"
+        + ("; PYTHONUNBUFFERED=1" if ns.unbuffered else "")
     )
     if ns.json:
         doc = {"counts": asdict(counts), "samples": samples, "medians": figures}
