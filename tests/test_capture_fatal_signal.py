@@ -15,12 +15,12 @@ CRASH = SERVERS_DIR / "crash_server.py"
 LABEL = "[call still running at exit] "
 
 
-def crash(spawn, how, *server_args, child=False):
+def crash(spawn, how, *server_args, child=False, lines=0):
     server = spawn(CRASH, *server_args)
     server.initialize()
     assert server.call("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
     # Queued together, the two calls run back to back in the same capture file.
-    arguments = {"how": how, "child": child}
+    arguments = {"how": how, "child": child, "lines": lines}
     server.send_bytes(call_frame(101, "chatter", {}) + call_frame("boom", "crash", arguments))
     code = server.wait(15)
     return code, server.stderr_text(), server
@@ -54,6 +54,19 @@ def test_what_a_call_printed_after_starting_a_child_reaches_stderr_when_it_kills
         f"{LABEL}printed before the crash",
         f"{LABEL}written to fd 2 before the crash",
     ], log
+
+
+def test_a_large_write_just_before_the_crash_reaches_stderr_whole(spawn):
+    # 40,000 lines in one write (about 800 KB), the process aborting right after: what fds 1
+    # and 2 write through (on Linux a pipe that holds 1 MiB) may still hold all of it.
+    count = 40_000
+    code, log, _ = crash(spawn, "abort", lines=count)
+    assert code == -signal.SIGABRT, (code, log)
+    numbered = [line for line in log.splitlines() if line.startswith(f"{LABEL}numbered line ")]
+    assert numbered == [f"{LABEL}numbered line {n}" for n in range(count)], (
+        len(numbered),
+        numbered[-3:],
+    )
 
 
 def test_faulthandlers_traceback_reaches_the_real_stderr(spawn):

@@ -137,6 +137,21 @@ def test_late_output_of_many_calls_children_all_reaches_the_log_as_their_calls(s
 
 
 @EXACT
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fds 1 and 2 on a pipe: Linux")
+def test_late_output_of_a_child_writing_through_its_own_open_of_dev_stderr_is_its_calls(spawn):
+    # The child's descriptors are not the ones the call's fds 1 and 2 wrote through, but opens
+    # of the same pipe made by its shell: the call's pipe is still held all the same.
+    server = spawn(SERVER)
+    server.initialize()
+    burst = [call_frame("start", "start_from_c_through_dev_stderr", {"tag": "A"})]
+    burst += [call_frame(f"q{n}", "quiet", {}) for n in range(3)]
+    burst += [call_frame(f"n{n}", "noisy", {"tag": str(n)}) for n in range(3)]
+    log = log_after_burst(server, burst)
+    label = '[start_from_c_through_dev_stderr #"start", late] '
+    assert f"{label}late from A\n" in log, log
+    assert f"{label}later from A\n" in log, log
+
+
 def test_late_output_of_a_child_started_from_c_while_another_lives_reaches_the_log_as_its_calls(
     spawn_any,
 ):

@@ -115,6 +115,14 @@ def test_python_writing_through_its_own_open_of_dev_stderr_loses_nothing(spawn, 
     assert lines == ["python before", "direct one", "direct two", "python after"]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pipe outlet (Linux)")
+@pytest.mark.parametrize("how", ["system", "fopen"])
+def test_c_code_opening_dev_stderr_with_truncation_loses_nothing(spawn, how):
+    # Nothing tells the interpreter: C's own system() and fopen() bypass subprocess and open().
+    lines = last_attached_lines(spawn, "c_dev_stderr", {"how": how})
+    assert lines == ["python before", "c one", "c two", "python after"]
+
+
 # Queued together, the second call's capture goes on in the file the first one filled, and
 # what the first call printed stays its own.
 @pytest.mark.parametrize("lines_before", [200, 1])

@@ -3,11 +3,12 @@
 A child inherits fds 1 and 2 while they point at its call's capture file: it may write there
 after the call ended, and a shell's ``echo x > /dev/stderr`` opens the file anew and empties it.
 So before a process starts, the cell moves a running capture's fds 1 and 2 to a pipe, which it
-empties into the capture file, and whose late writers it follows. It counts ``fork`` itself;
-``vfork`` and ``posix_spawn`` (which ``subprocess`` uses) run no fork handlers, so an audit hook
-reports the interpreter's ways of starting a process. The same hook reports Python code opening
-``/dev/stdout`` or ``/dev/stderr`` with truncation (``open("/dev/stderr", "w")``), which would
-empty the capture file as well.
+empties into the capture file, and whose late writers it follows (on Linux they write through
+a pipe already, and the report only tells the cell to ask who holds it when the call ends). It
+counts ``fork`` itself; ``vfork`` and ``posix_spawn`` (which ``subprocess`` uses) run no fork
+handlers, so an audit hook reports the interpreter's ways of starting a process. The same hook
+reports Python code opening ``/dev/stdout`` or ``/dev/stderr`` with truncation
+(``open("/dev/stderr", "w")``), which would empty the capture file as well.
 """
 
 from __future__ import annotations

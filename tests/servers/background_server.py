@@ -100,6 +100,18 @@ def start_from_c_through_a_shell(tag: str) -> str:
 
 
 @server.tool
+def start_from_c_through_dev_stderr(tag: str) -> str:
+    """Have C's ``system`` run a shell that leaves a child behind writing through its own open
+    of ``/dev/stderr`` (``> /dev/stderr 2>&1``, a description the cell did not make); print
+    nothing."""
+    command = " ".join(shlex.quote(part) for part in (sys.executable, "-c", CHILD, tag))
+    status = ctypes.CDLL(None).system(f"{command} > /dev/stderr 2>&1 &".encode())
+    if status != 0:
+        raise OSError(f"system() returned {status}")
+    return "started"
+
+
+@server.tool
 def noisy(tag: str) -> str:
     """Print a line."""
     print(f"noisy {tag}")

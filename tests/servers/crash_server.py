@@ -21,12 +21,15 @@ server = Server("crash", version="1.0.0")
 
 
 @server.tool
-def crash(how: str, child: bool = False) -> str:
-    """Print two lines, then die by `how`: "segv" or "abort"."""
+def crash(how: str, child: bool = False, lines: int = 0) -> str:
+    """Print two lines (and `lines` numbered ones, in one write to fd 2), then die by `how`:
+    "segv" or "abort"."""
     if child:
         subprocess.run([sys.executable, "-c", "print('a child printed this')"], check=True)
     print("printed before the crash")
     os.write(2, b"written to fd 2 before the crash\n")
+    if lines:
+        os.write(2, "".join(f"numbered line {n}\n" for n in range(lines)).encode())
     if how == "abort":
         os.abort()
     ctypes.string_at(0)

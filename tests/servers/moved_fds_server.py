@@ -1,5 +1,6 @@
 """Tools that move or close fds 1 and 2 behind the capture's back, and a tool that prints."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -7,6 +8,12 @@ import sys
 from mcpline import Server
 
 server = Server("moved-fds")
+
+# The C library, as the process has it (no search: `ctypes.util.find_library` runs a process).
+LIBC = ctypes.CDLL(None)
+LIBC.fopen.restype = ctypes.c_void_p
+LIBC.fputs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+LIBC.fclose.argtypes = [ctypes.c_void_p]
 
 
 @server.tool
@@ -102,6 +109,24 @@ def dev_stderr(redirect: str) -> str:
     print("python before", flush=True)
     subprocess.run(["sh", "-c", f"echo shell one {redirect} /dev/stderr"], check=True)
     subprocess.run(["sh", "-c", f"echo shell two {redirect} /dev/stderr"], check=True)
+    print("python after", flush=True)
+    return "done"
+
+
+@server.tool(output="result")
+def c_dev_stderr(how: str) -> str:
+    """Prints, then C code the interpreter knows nothing of opens /dev/stderr with truncation
+    twice: C's own `system()` running a shell's `>` (`how="system"`), or C's own
+    `fopen("/dev/stderr", "w")` (`how="fopen"`); prints again."""
+    print("python before", flush=True)
+    for word in ("one", "two"):
+        if how == "system":
+            assert LIBC.system(f"echo c {word} > /dev/stderr".encode()) == 0
+        else:
+            stream = LIBC.fopen(b"/dev/stderr", b"w")
+            assert stream, "fopen /dev/stderr"
+            LIBC.fputs(f"c {word}\n".encode(), stream)
+            LIBC.fclose(stream)
     print("python after", flush=True)
     return "done"
 

@@ -82,16 +82,18 @@ impl Capture {
                 holders,
                 start: first_start,
                 piped,
+                outlet,
                 ..
             } = &mut cell.streams
             else {
                 return start(&mut cell, member, label);
             };
-            let at = settled_len(file, piped.as_ref())
+            let at = settled_len(file, piped.as_ref(), outlet)
                 .map_err(|source| CaptureError::CaptureFile { source })?;
             if let Some(piped) = piped {
                 piped.joined(Arc::clone(&label));
             }
+            outlet.joined(&label);
             match holders {
                 Holders::Sole {
                     member: first,
@@ -117,8 +119,8 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) a capture that started no process instead leaves them parked on
     /// its file, which the next [`Capture::begin`] takes over without any `dup2`: a server
-    /// running calls back to back pays two `fcntl` and two `lseek` per call on Linux (two
-    /// `fstat` and one `lseek` elsewhere). Only while fds 1 and 2 still reach the capture file:
+    /// running calls back to back pays two `fcntl` and two `read`s of its pipe outlet per call
+    /// on Linux (two `fstat` and one `lseek` elsewhere). Only while fds 1 and 2 still reach the capture file:
     /// if the tool moved or closed them, they are restored as usual.
     /// [`settle`] ends the parking (the server calls it when it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
@@ -143,15 +145,18 @@ impl Capture {
             drained,
             piped,
             home,
+            outlet,
             ..
         } = &mut cell.streams
         {
-            if piped.is_some() && overlap.running() == 1 && overlap.is_running(self.member) {
+            let last = overlap.running() == 1 && overlap.is_running(self.member);
+            if (piped.is_some() || outlet.is_pipe()) && last {
                 // The last one: what reaches the pipe until fds 1 and 2 are home is its too.
                 // (A failure is reported by the end of the capture below, which tries again.)
                 let _ = go_home(home);
             }
-            let at = settled_len(&file, piped.as_ref())
+            let late = RealStderr::on(&home.err);
+            let at = settled_len(&file, piped.as_ref(), outlet)
                 .map_err(|source| CaptureError::CaptureFile { source })?;
             let label = overlap.label_of(self.member).cloned();
             let pieces = overlap.leave(self.member, at);
@@ -159,7 +164,7 @@ impl Capture {
             if overlap.running() == 0 {
                 let ending = Ending::of(&cell.streams);
                 let outlet = cell.end_capture()?;
-                let (spawned, exact, outlet) = ending.after(outlet, &file);
+                let (spawned, exact, outlet) = ending.after(outlet, &file, Some(late));
                 let cell = &mut *cell;
                 cell.after.keep(
                     Finished {
@@ -184,10 +189,19 @@ impl Capture {
             return Ok(captured.after(drained));
         }
         let ending = Ending::of(&cell.streams);
-        let parks = cell.protect.is_some()
-            && ending.parks()
-            && matches!(cell.streams, Streams::Capturing { .. });
-        if let Some(len) = parks.then(|| still_on(&file, cell.newest)).flatten() {
+        let (parks, late, whole, known) = match &cell.streams {
+            Streams::Capturing { outlet, home, .. } => {
+                outlet.settle(&file);
+                (
+                    cell.protect.is_some() && ending.parks(),
+                    Some(RealStderr::on(&home.err)),
+                    outlet.is_pipe(),
+                    outlet.len(),
+                )
+            }
+            _ => (false, None, false, None),
+        };
+        if let Some(len) = parks.then(|| still_on(&file, cell.newest, known)).flatten() {
             let Streams::Capturing {
                 home,
                 start,
@@ -198,7 +212,7 @@ impl Capture {
             else {
                 unreachable!("matched as capturing above");
             };
-            let (captured, intact) = own_bytes(&file, (start, drained), len);
+            let (captured, intact) = own_bytes(&file, (start, drained), len, whole);
             cell.set_streams(Streams::Parked {
                 home,
                 file,
@@ -219,9 +233,9 @@ impl Capture {
             _ => ((BASE, BASE), Arc::from("")),
         };
         let outlet = cell.end_capture()?;
-        let (spawned, exact, outlet) = ending.after(outlet, &file);
+        let (spawned, exact, outlet) = ending.after(outlet, &file, late);
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;
-        let (captured, intact) = own_bytes(&file, from, len);
+        let (captured, intact) = own_bytes(&file, from, len, whole);
         let cell = &mut *cell;
         cell.after.keep(
             Finished {
@@ -298,10 +312,16 @@ impl Ending {
 
     /// Once fds 1 and 2 are home, with the `outlet` they wrote through: whether a process may
     /// still hold the capture file, whether that is known exactly (the outlet told), and the
-    /// outlet to keep for the file's next capture.
-    fn after(self, outlet: Option<Outlet>, file: &File) -> (bool, bool, Option<Outlet>) {
+    /// outlet to keep for the file's next capture. A pipe outlet still held passes what
+    /// arrives later on to `late`.
+    fn after(
+        self,
+        outlet: Option<Outlet>,
+        file: &File,
+        late: Option<RealStderr>,
+    ) -> (bool, bool, Option<Outlet>) {
         match (self, outlet) {
-            (Self::Ask, Some(outlet)) => outlet.close(file),
+            (Self::Ask, Some(outlet)) => outlet.close(file, late),
             // Every process it started may have ended already (Windows: see `outlet::alone`).
             (Self::Seen { spawned, .. }, outlet) if spawned && outlet::alone() => {
                 (false, true, outlet)
@@ -317,12 +337,18 @@ impl Ending {
 /// the log (up to `drained`); and whether the file still begins with its NUL byte. When a
 /// truncating open emptied the file during the call, what it holds now was all written since:
 /// from the beginning. (A quiet call is not looked at: were the file emptied and refilled to
-/// exactly where the call began, its bytes would go unseen.)
-fn own_bytes(file: &Arc<File>, (start, drained): (u64, u64), len: u64) -> (Captured, bool) {
+/// exactly where the call began, its bytes would go unseen.) `whole`: fds 1 and 2 wrote
+/// through a pipe outlet, so nothing but the cell opened the file, and its byte is not read.
+fn own_bytes(
+    file: &Arc<File>,
+    (start, drained): (u64, u64),
+    len: u64,
+    whole: bool,
+) -> (Captured, bool) {
     if len == start {
         return (Captured::EMPTY, true);
     }
-    if len < start || !kept_base(file) {
+    if len < start || !(whole || kept_base(file)) {
         return (Captured::whole(Arc::clone(file), 0, len), false);
     }
     (
@@ -345,6 +371,11 @@ fn start(cell: &mut Cell, member: u64, label: Arc<str>) -> Result<Capture, Captu
     } else {
         redirect_to_a_capture_file(cell)?
     };
+    let mut outlet = outlet;
+    outlet.begin(&label, start);
+    if outlet.is_pipe() {
+        drain::capture_began();
+    }
     cell.set_streams(Streams::Capturing {
         home,
         file: Arc::clone(&file),
@@ -411,15 +442,19 @@ fn take_over_parked(cell: &mut Cell) -> Option<u64> {
         end,
         spawns: parked_spawns,
         intact,
-        ..
+        outlet,
     } = &mut cell.streams
     else {
         return None;
     };
-    if spawns() != *parked_spawns {
+    if spawns() != *parked_spawns || !outlet.is_ours() {
         return None;
     }
-    let len = file_len(file).ok()?;
+    outlet.settle(file);
+    let len = match outlet.len() {
+        Some(len) => len,
+        None => file_len(file).ok()?,
+    };
     if len < *end || len < BASE {
         return None; // emptied behind the cell's back
     }
@@ -450,17 +485,22 @@ impl Drop for Capture {
             if let Streams::Capturing {
                 holders: Holders::Shared(overlap),
                 piped,
+                outlet,
                 ..
             } = &mut cell.streams
             {
-                let at = settled_len(&file, piped.as_ref()).unwrap_or(0);
+                let at = settled_len(&file, piped.as_ref(), outlet).unwrap_or(0);
                 let _ = overlap.leave(self.member, at);
                 if overlap.running() > 0 {
                     return;
                 }
             }
             // Errors cannot be reported from Drop; both descriptors are attempted regardless.
-            let _ = cell.end_capture();
+            let late = home_err(&cell.streams).map(RealStderr::on);
+            if let Ok(Some(outlet)) = cell.end_capture() {
+                // A child may still hold a pipe outlet: followed, never closed under it.
+                outlet.let_go(&file, late);
+            }
         }
     }
 }
@@ -484,13 +524,20 @@ pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize>
             file,
             holders: Holders::Shared(overlap),
             piped,
+            outlet,
             ..
         } = &mut cell.streams
         {
             let own = piped
                 .as_ref()
                 .filter(|_| overlap.is_running(member))
-                .and_then(|piped| piped.write_own(file, fd, bytes));
+                .and_then(|piped| piped.write_own(file, fd, bytes))
+                .or_else(|| {
+                    overlap
+                        .is_running(member)
+                        .then(|| outlet.write_own(file, fd, bytes))
+                        .flatten()
+                });
             if let Some(own) = own {
                 // Straight into the file, after what the pipe holds (see `piped`).
                 let (before, after, written) = own?;
@@ -498,6 +545,12 @@ pub fn write_attributed(member: u64, fd: i32, bytes: &[u8]) -> io::Result<usize>
                     overlap.tag(member, before, after);
                 }
                 return Ok(written);
+            }
+            if outlet.is_pipe() {
+                // Not through the outlet (the tool moved fd 1 or 2): nothing to measure in the
+                // file, and a write into a full pipe must not hold the lock its emptying needs.
+                drop(cell);
+                return sys::write_fd(fd, bytes);
             }
             if overlap.is_running(member) {
                 let before = file_len(file)?;

@@ -9,25 +9,46 @@
 //! blocks, nothing fails with "no space".
 //!
 //! The same watcher passes on late output: what children of finished calls write to those
-//! calls' files (see `late`).
+//! calls' files (see `late`). And it moves what a pipe outlet holds into the capture file (see
+//! `outlet`): every 10 ms while calls run (and for a second after), and every millisecond while
+//! its looks keep finding more than a little there, so that a tool writing a lot waits for room
+//! at most once, for one tick, and then writes at about the speed of a file. A capture that
+//! begins while the watcher dozes (a second without calls) wakes it ([`capture_began`]).
 //!
 //! Quiet and small calls never meet the watcher: it only reads the file's size (one `lseek`)
-//! on its ticks, from its own thread.
+//! and looks into the pipe (one `read`) on its ticks, from its own thread.
 
 use std::io::{BufWriter, Write as _};
-use std::sync::Once;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::{Holders, LateLog, RealStderr, Streams, cell, file_len, home_err, is_capturing};
+use super::{
+    Holders, LateLog, RealStderr, Streams, cell, file_len, home_err, is_capturing, is_parked,
+};
 use crate::sys;
 
 /// The default of [`set_cap`].
 pub(crate) const DEFAULT_CAP: u64 = 64 * 1024 * 1024;
 
-/// How often the watcher looks at the active capture.
+/// How often the watcher looks at the active capture, and at the files of finished calls.
 const TICK: Duration = Duration::from_millis(100);
+/// How often it looks while captures write through pipe outlets (which hold 1 MiB), and for
+/// [`AWAKE_FOR`] after the last one it saw.
+const PIPE_TICK: Duration = Duration::from_millis(10);
+const AWAKE_FOR: Duration = Duration::from_secs(1);
+/// How often while its looks keep finding at least [`BUSY`] bytes in the pipe.
+const BUSY_TICK: Duration = Duration::from_millis(1);
+const BUSY: u64 = 16 * 1024;
+
+/// [`this_process`] in the process the watcher thread runs in (0: none runs). A forked child has
+/// no watcher: its threads stay with the parent.
+static WATCHING: AtomicU64 = AtomicU64::new(0);
+/// The watcher thread, to wake.
+static WATCHER: OnceLock<thread::Thread> = OnceLock::new();
+/// Set while the watcher sleeps for a whole [`TICK`].
+static DOZING: AtomicBool = AtomicBool::new(false);
 
 static CAP: AtomicU64 = AtomicU64::new(DEFAULT_CAP);
 
@@ -44,18 +65,76 @@ pub(super) fn watch() {
         let spawned = thread::Builder::new()
             .name("mcpline-capture-cap".into())
             .spawn(|| {
+                let mut next = TICK;
+                let mut late_looked = Instant::now();
+                let mut piped_seen: Option<Instant> = None;
                 loop {
-                    thread::sleep(TICK);
-                    if is_capturing() {
-                        check();
+                    if next == TICK {
+                        DOZING.store(true, Ordering::SeqCst);
+                        std::sync::atomic::fence(Ordering::SeqCst);
+                        // A capture that began since the last look did not see the flag set.
+                        if is_capturing() || is_parked() {
+                            next = PIPE_TICK;
+                        }
                     }
-                    follow_late_output();
+                    thread::park_timeout(next);
+                    DOZING.store(false, Ordering::SeqCst);
+                    let looked = (is_capturing() || is_parked()).then(check).flatten();
+                    if looked.is_some() {
+                        piped_seen = Some(Instant::now());
+                    }
+                    next = match looked {
+                        Some(moved) if moved >= BUSY => BUSY_TICK,
+                        Some(_) => PIPE_TICK,
+                        None if piped_seen.is_some_and(|at| at.elapsed() < AWAKE_FOR) => PIPE_TICK,
+                        None => TICK,
+                    };
+                    if late_looked.elapsed() >= TICK {
+                        follow_late_output();
+                        late_looked = Instant::now();
+                    }
                 }
             });
+        if let Ok(handle) = &spawned {
+            let _ = WATCHER.set(handle.thread().clone());
+            WATCHING.store(this_process(), Ordering::Release);
+        }
         if let Err(e) = spawned {
             crate::log::log_line(&format!("captures are not capped: no watcher thread: {e}"));
         }
     });
+}
+
+/// A capture writing through a pipe outlet began: the watcher, if it dozes, looks at it now
+/// and every [`PIPE_TICK`] from then on. (While calls keep coming it is awake already: one
+/// atomic load.)
+pub(super) fn capture_began() {
+    // A fence on both sides: the watcher sees this capture begun, or this sees it dozing.
+    std::sync::atomic::fence(Ordering::SeqCst);
+    if DOZING.load(Ordering::SeqCst) && DOZING.swap(false, Ordering::SeqCst) {
+        if let Some(watcher) = WATCHER.get() {
+            watcher.unpark();
+        }
+    }
+}
+
+/// Whether the watcher runs in this process (a pipe outlet needs it, see `outlet`).
+#[cfg(target_os = "linux")]
+pub(super) fn watching() -> bool {
+    WATCHING.load(Ordering::Acquire) == this_process()
+}
+
+/// What tells this process from a forked child of it: one more than [`sys::fork_count`] on
+/// unix (never 0).
+fn this_process() -> u64 {
+    #[cfg(unix)]
+    {
+        sys::fork_count() + 1
+    }
+    #[cfg(not(unix))]
+    {
+        1
+    }
 }
 
 /// Passes on late output written to the files of finished calls (see `late`).
@@ -68,25 +147,33 @@ fn follow_late_output() {
     cell.after.watch(&mut LateLog::new(home_err(&cell.streams)));
 }
 
-/// Moves the front of the active capture to the log if it holds more than the cap.
-fn check() {
+/// Moves what the active capture's pipe outlet holds into its file, then the front of the
+/// file to the log if it holds more than the cap. Answers how much the pipe held (`None`: the
+/// capture has no pipe outlet). A parked pipe outlet is emptied too (what reached it between
+/// calls is passed on when the next capture begins, or fds 1 and 2 go home).
+fn check() -> Option<u64> {
     let cap = CAP.load(Ordering::Relaxed);
     let mut cell = cell();
+    if let Streams::Parked { file, outlet, .. } = &cell.streams {
+        return outlet.is_pipe().then(|| outlet.settle(file));
+    }
     let Streams::Capturing {
         home,
         file,
         holders,
         drained,
+        outlet,
         ..
     } = &mut cell.streams
     else {
-        return;
+        return None;
     };
+    let moved = outlet.is_pipe().then(|| outlet.settle(file));
     let Ok(size) = file_len(file) else {
-        return;
+        return moved;
     };
     if size.saturating_sub(*drained) <= cap {
-        return;
+        return moved;
     }
     // Keep the last part (enough for the attached tail), cut after a newline when one is near.
     let keep = (cap / 2).min(4 * 1024 * 1024);
@@ -114,4 +201,5 @@ fn check() {
     *drained = end;
     sys::publish_capture_start(end);
     let _ = sys::release_front(file, end);
+    moved
 }

@@ -32,6 +32,10 @@
 //! the cell goes by what it saw (see `spawns::started_a_process`): on Windows any process
 //! started in the process's job, and a file is free again once no process but this one runs
 //! there (`outlet::alone`).
+//!
+//! Where fds 1 and 2 wrote through a pipe outlet (Linux, see `outlet`), what a lingering writer
+//! adds waits in the pipe: it is moved into the file before the file is looked at, and a pipe
+//! outlet let go while somebody still holds it is followed as a pipe (see `piped`).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -39,7 +43,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use super::outlet::{self, Outlet};
-use super::{BASE, Captured, file_len, goes_on_at, kept_base};
+use super::{BASE, Captured, LateLog, file_len, goes_on_at, kept_base};
 
 /// How many files with late writers are followed at most (each holds a descriptor).
 pub(super) const FOLLOWED: usize = 64;
@@ -84,9 +88,28 @@ impl Finished {
         self.exact && !self.spawned
     }
 
+    /// Drops the outlet kept for the file's next capture. A pipe outlet somebody still holds (a
+    /// copy of fd 1 or 2 the call left behind) is followed for late output (see `outlet`).
+    fn let_go_of_outlet(&mut self, err: &mut LateLog<'_>) {
+        if let Some(outlet) = self.outlet.take() {
+            if outlet.is_pipe() {
+                self.pass_on_late_of(outlet, err);
+            }
+        }
+    }
+
+    fn pass_on_late_of(&mut self, outlet: Outlet, err: &mut LateLog<'_>) {
+        outlet.settle(&self.file);
+        self.pass_on_late(err);
+        outlet.let_go(&self.file, err.real_stderr());
+    }
+
     /// Passes on what was written since `end`, labelled as late output, and empties the file.
     /// Returns whether there was any.
     pub(super) fn pass_on_late(&mut self, err: &mut dyn Write) -> bool {
+        if let Some(outlet) = &self.outlet {
+            outlet.settle(&self.file);
+        }
         let Ok(size) = file_len(&self.file) else {
             return false;
         };
@@ -138,10 +161,10 @@ impl AfterCalls {
     /// Keeps the file of a call that just ended. The oldest kept file beyond [`RECENT`] is let
     /// go if nobody wrote to it since its call ended and its call started no process (else it
     /// is followed).
-    pub(super) fn keep(&mut self, finished: Finished, err: &mut dyn Write) {
+    pub(super) fn keep(&mut self, finished: Finished, err: &mut LateLog<'_>) {
         // Only the newest is ever reused: the outlets of the others are not needed any more.
         for older in &mut self.recent {
-            older.outlet = None;
+            older.let_go_of_outlet(err);
         }
         self.recent.push_back(finished);
         if self.recent.len() > RECENT {
@@ -161,7 +184,7 @@ impl AfterCalls {
     /// watcher's next look).
     pub(super) fn reusable(
         &mut self,
-        err: &mut dyn Write,
+        err: &mut LateLog<'_>,
     ) -> Option<(Arc<File>, u64, Option<Outlet>)> {
         let newest = self.recent.back()?;
         if Arc::strong_count(&newest.file) > 1 {
@@ -192,10 +215,19 @@ impl AfterCalls {
     }
 
     /// Passes on late output of every kept file (the watcher's tick).
-    pub(super) fn watch(&mut self, err: &mut dyn Write) {
+    pub(super) fn watch(&mut self, err: &mut LateLog<'_>) {
         let mut index = 0;
         while index < self.recent.len() {
             let idle = Arc::strong_count(&self.recent[index].file) == 1;
+            if !idle {
+                // A result still reads the file: what a lingering writer added to a pipe outlet
+                // moves into it all the same (passed on once nobody reads), so the writer
+                // never waits for room.
+                let kept = &self.recent[index];
+                if let Some(outlet) = &kept.outlet {
+                    outlet.settle(&kept.file);
+                }
+            }
             if idle && self.recent[index].pass_on_late(err) {
                 if let Some(late) = self.recent.remove(index) {
                     self.follow(late, err);
@@ -218,9 +250,9 @@ impl AfterCalls {
         !self.recent.is_empty() || !self.followed.is_empty()
     }
 
-    fn follow(&mut self, mut finished: Finished, err: &mut dyn Write) {
+    fn follow(&mut self, mut finished: Finished, err: &mut LateLog<'_>) {
         // A followed file is never reused: its outlet's spare opens are not needed.
-        finished.outlet = None;
+        finished.let_go_of_outlet(err);
         if self.followed.len() >= FOLLOWED {
             // The oldest quiet one goes first; a note only when one that did write goes.
             let index = self.followed.iter().position(|f| !f.late_seen).unwrap_or(0);

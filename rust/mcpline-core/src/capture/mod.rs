@@ -10,11 +10,13 @@
 //!   elsewhere an unlinked temporary file) for the duration of one tool call. A file: writing
 //!   costs no thread a wake-up, and nothing a tool writes ever waits for a reader. What grows past
 //!   the capture cap while the call runs is copied to the log and its room given back (see
-//!   `drain`), so memory and disk stay bounded. It is opened for appending (unix), so a child
-//!   writing through `/dev/stderr` or `/proc/self/fd/2` (its own open of the file) overwrites
-//!   nothing and leaves no holes. Once the call starts a process the language runtime reports,
-//!   fds 1 and 2 move to a pipe that a thread empties into the file (see `piped`): a child's
-//!   truncating open (`> /dev/stderr`) then reaches the pipe and loses nothing.
+//!   `drain`), so memory and disk stay bounded. On Linux fds 1 and 2 write into it through a
+//!   pipe (the pipe outlet, see `outlet`), moved into the file whenever the cell reads it: a
+//!   child's truncating open (`> /dev/stderr`) reaches the pipe and loses nothing, whoever
+//!   started the child. Elsewhere they write into the file itself, opened for appending (unix),
+//!   so a child writing through `/dev/stderr` (its own open of the file) overwrites nothing and
+//!   leaves no holes; and once the call starts a process the language runtime reports, fds 1
+//!   and 2 move to a pipe that a thread empties into the file (see `piped`).
 //!   [`Capture::finish`] restores the descriptors and hands back a [`Captured`] that reads the
 //!   bytes from the file on demand (memory stays bounded whatever the size).
 //!
@@ -51,14 +53,15 @@
 //! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over without any
 //! `dup2`, the new call's bytes starting where the last call's ended (the file is emptied, with
 //! one `ftruncate`, only once it holds more than 64 KiB and nothing reads its bytes any more).
-//! Calls run back to back thus cost two `fcntl` and two `lseek` each on Linux (elsewhere two
-//! `fstat` and one `lseek`), plus one `pread` of the file's first byte when the call printed
-//! (see below). When the call ends, the cell checks that fds 1 and 2 still reach the capture
-//! file (on Linux a mark on its open file description, read back with `F_GETSIG`; elsewhere
-//! its identity) and reads its size: a tool that pointed them at its own log or closed them
-//! gets them restored instead, so the next call's output never follows them there. The `lseek`
-//! at the next `begin` finds bytes written between calls, which belong to no call and go to
-//! the log. The server calls [`settle`] when it waits for work, which points them home (the
+//! Calls run back to back thus cost two `fcntl` and two `read`s of the pipe outlet each on
+//! Linux (where fds 1 and 2 write through a file, two `fcntl` and two `lseek`, plus one `pread`
+//! of the file's first byte when the call printed, see below; elsewhere two `fstat` and one
+//! `lseek`). When the call ends, the cell checks that fds 1 and 2 still reach the capture
+//! (on Linux a mark on the open file description they write through, read back with
+//! `F_GETSIG`; elsewhere the file's identity) and moves what the pipe holds into the file, or
+//! reads its size: a tool that pointed them at its own log or closed them gets them restored
+//! instead, so the next call's output never follows them there. The look at the next `begin`
+//! finds bytes written between calls, which belong to no call and go to the log. The server calls [`settle`] when it waits for work, which points them home (the
 //! `dup2` pair the finish saved), so nothing written between calls waits long in a parked file:
 //! before it waits on its queue at once, and while it reads the next request itself after at
 //! most a couple of milliseconds (another request usually comes first). The cell keeps this state explicitly (`Streams`: idle, capturing, parked); callers only
@@ -313,6 +316,17 @@ impl Cell {
             Streams::Idle { kept } => (None, kept.as_ref()),
         };
         sys::publish_for_fatal(capture, home.map(|h| &*h.err));
+        #[cfg(unix)]
+        match &self.streams {
+            Streams::Capturing { outlet, piped, .. } if piped.is_none() => {
+                sys::publish_pipe_for_fatal(outlet.pipe_fd().unwrap_or(-1));
+            }
+            Streams::Parked { outlet, .. } => {
+                sys::publish_pipe_for_fatal(outlet.pipe_fd().unwrap_or(-1));
+            }
+            Streams::Capturing { .. } => {}
+            Streams::Idle { .. } => sys::publish_pipe_for_fatal(-1),
+        }
     }
 
     fn take_streams(&mut self) -> Streams {
@@ -327,6 +341,7 @@ impl Cell {
         }
         let Streams::Capturing {
             home,
+            file,
             piped,
             outlet,
             ..
@@ -335,6 +350,7 @@ impl Cell {
             unreachable!("matched as capturing above");
         };
         let restored = go_home(&home);
+        outlet.settle(&file);
         if let Some(piped) = piped {
             piped.end(RealStderr::on(&home.err));
             spawns::children_seen();
@@ -362,17 +378,22 @@ impl Cell {
             unreachable!("matched as parked above");
         };
         let restored = go_home(&home);
+        outlet.settle(&file);
+        let known_len = outlet.len();
+        let err = RealStderr::on(&home.err);
         self.set_streams(Streams::Idle { kept: Some(home) });
         // A process started while parked may hold the file: asked of the outlet where it can
         // tell, and it is never reused then.
         let (spawned, exact, outlet) = if spawns() == parked_spawns {
             (false, false, Some(outlet))
         } else {
-            outlet.close(&file)
+            let mut outlet = outlet;
+            outlet.between_calls();
+            outlet.close(&file, Some(err))
         };
         // Written while parked, between calls: by a thread or a process started since, no
         // call's own (a call that started a process never parks).
-        let len = file_len(&file).unwrap_or(end);
+        let len = known_len.unwrap_or_else(|| file_len(&file).unwrap_or(end));
         if len > end {
             let stray = Captured::whole(Arc::clone(&file), end, len);
             let _ = stray.copy_labelled("[background] ", &mut io::stderr().lock());
@@ -424,6 +445,9 @@ fn pipe_the_capture() {
     else {
         return;
     };
+    if outlet.is_pipe() {
+        return; // fds 1 and 2 write through a pipe already (see `outlet`)
+    }
     // Only those of fds 1 and 2 that still reach the capture: one the tool pointed at its own
     // log (for its children to write there) or closed stays as the tool left it.
     let id = sys::file_id(file).ok();
@@ -459,11 +483,12 @@ fn pipe_the_capture() {
     }
 }
 
-/// The size of the active capture's file, once what its pipe holds is in it.
-fn settled_len(file: &File, piped: Option<&Piped>) -> io::Result<u64> {
+/// The size of the active capture's file, once what its pipe (or pipe outlet) holds is in it.
+fn settled_len(file: &File, piped: Option<&Piped>, outlet: &Outlet) -> io::Result<u64> {
     if let Some(piped) = piped {
         piped.settle();
     }
+    outlet.settle(file);
     file_len(file)
 }
 
@@ -512,17 +537,19 @@ fn file_len(mut file: &File) -> io::Result<u64> {
 /// and 2 read back with one `fcntl` each, and the size comes from one `lseek`: 470 ns here,
 /// against 710 ns for two `fstat`. Only the current capture file can be behind a marked fd 1
 /// or 2: older ones are reachable through the cell's own close-on-exec descriptors alone.
-/// Elsewhere an `fstat` of each gives its identity, and the size with it.
-fn still_on(file: &File, newest: Option<sys::FileId>) -> Option<u64> {
+/// Elsewhere an `fstat` of each gives its identity, and the size with it. `known`: the size,
+/// where the outlet knows it (see `outlet::Outlet::len`), which saves the `lseek`.
+fn still_on(file: &File, newest: Option<sys::FileId>, known: Option<u64>) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         let _ = newest;
         (sys::is_marked(STDOUT) && sys::is_marked(STDERR))
-            .then(|| file_len(file).ok())
+            .then(|| known.or_else(|| file_len(file).ok()))
             .flatten()
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = known;
         let id = newest.or_else(|| sys::file_id(file).ok())?;
         let (out, len) = sys::fd_file(STDOUT)?;
         let (err, _) = sys::fd_file(STDERR)?;
@@ -541,6 +568,8 @@ fn capture_file(
     if let Some((file, start, outlet)) = after.reusable(&mut LateLog::new(Some(&home.err))) {
         // Not reused once it has no outlet left that could tell who holds it (see
         // `outlet::SPARE_OPENS`): a fresh file then.
+        // (A forked child's copy of its parent's pipe outlet is the parent's to empty.)
+        let outlet = outlet.filter(Outlet::is_ours);
         if let Some(outlet) = outlet.or_else(|| Outlet::new(&file)) {
             return Ok((file, start, outlet));
         }
@@ -627,12 +656,13 @@ pub(crate) fn salvage(label: &str) {
         file,
         drained,
         piped,
+        outlet,
         ..
     } = &cell.streams
     else {
         return;
     };
-    let Ok(end) = settled_len(file, piped.as_ref()) else {
+    let Ok(end) = settled_len(file, piped.as_ref(), outlet) else {
         return;
     };
     // What the cap already moved to the log is not copied again.
@@ -664,11 +694,17 @@ impl Window {
     pub fn open() -> Result<Option<Self>, CaptureError> {
         sys::flush_c_stdio();
         let cell = cell();
-        let Streams::Capturing { file, piped, .. } = &cell.streams else {
+        let Streams::Capturing {
+            file,
+            piped,
+            outlet,
+            ..
+        } = &cell.streams
+        else {
             return Ok(None);
         };
         let file = Arc::clone(file);
-        let start = settled_len(&file, piped.as_ref())
+        let start = settled_len(&file, piped.as_ref(), outlet)
             .map_err(|source| CaptureError::CaptureFile { source })?;
         Ok(Some(Self { file, start }))
     }
@@ -684,17 +720,19 @@ impl Window {
     pub fn close(self, limit: usize) -> Result<(String, u64), CaptureError> {
         sys::flush_c_stdio();
         let cell = cell();
-        let (drained, piped) = match &cell.streams {
+        let (drained, end) = match &cell.streams {
             Streams::Capturing {
                 file,
                 drained,
                 piped,
+                outlet,
                 ..
-            } if Arc::ptr_eq(file, &self.file) => (*drained, piped.as_ref()),
-            _ => (0, None),
+            } if Arc::ptr_eq(file, &self.file) => {
+                (*drained, settled_len(&self.file, piped.as_ref(), outlet))
+            }
+            _ => (0, file_len(&self.file)),
         };
-        let end = settled_len(&self.file, piped)
-            .map_err(|source| CaptureError::CaptureFile { source })?;
+        let end = end.map_err(|source| CaptureError::CaptureFile { source })?;
         drop(cell);
         let start = self.start.min(end);
         let seen = Captured::whole(Arc::clone(&self.file), start, end).after(drained);

@@ -1,4 +1,6 @@
-//! Calls that start a process write through a pipe from then on (unix).
+//! Calls that start a process write through a pipe from then on (unix, where fds 1 and 2 do not
+//! write through a pipe outlet already, see `outlet`); and the follower of pipes whose call is
+//! over while somebody still writes there ([`follow`]).
 //!
 //! A child inherits fds 1 and 2. While they point at the capture file, a child that opens them
 //! anew with truncation (`echo x > /dev/stderr` in a shell script opens `/proc/self/fd/2`)
@@ -225,6 +227,42 @@ impl Piped {
     }
 }
 
+/// Whether a pipe outlet (see `outlet`) could be followed once its call is over: the follower
+/// has room for another pipe, and runs in this process or has not been needed yet (it starts
+/// when it is).
+#[cfg(target_os = "linux")]
+pub(super) fn can_follow() -> bool {
+    match (STARTED.get(), PUMP.get()) {
+        (None, _) => true,
+        (Some(true), Some(Some(pump))) => {
+            pump.forks == sys::fork_count() && lock(&pump.pipes).len() < MOST_PIPES
+        }
+        _ => false,
+    }
+}
+
+/// Follows `read`, the reading end of a pipe outlet whose call is over but which another
+/// process still holds (see `outlet`): what arrives goes to `err` line by line, after `label`,
+/// until its last writer is gone. (Past [`MOST_PIPES`] too: its descriptor exists already.)
+#[cfg(target_os = "linux")]
+pub(super) fn follow(read: File, label: String, err: RealStderr) {
+    let Ok(pump) = Pump::started() else {
+        return; // a forked child: the pipe is its parent's to follow
+    };
+    pump.add(Arc::new(Pipe {
+        read,
+        flow: Mutex::new(Flow {
+            to: Sink::Late {
+                label,
+                err,
+                partial: Vec::new(),
+            },
+            ended: false,
+            buf: vec![0; CHUNK],
+        }),
+    }));
+}
+
 impl Pipe {
     /// Moves up to `most` bytes (or until the pipe is empty) from the pipe to the sink. Answers
     /// whether the pipe may still bring more, and how much was moved.
@@ -312,6 +350,11 @@ impl Sink {
     }
 }
 
+/// The pump, made on first use (`None`: it could not be).
+static PUMP: OnceLock<Option<Pump>> = OnceLock::new();
+/// Whether its thread started, once it was asked to.
+static STARTED: OnceLock<bool> = OnceLock::new();
+
 /// The thread that moves bytes out of every live pipe as they arrive.
 struct Pump {
     pipes: Mutex<Vec<Arc<Pipe>>>,
@@ -323,8 +366,15 @@ struct Pump {
 impl Pump {
     /// The pump, started on first use, if this process has one and it has room for a pipe.
     fn get() -> io::Result<&'static Self> {
-        static PUMP: OnceLock<Option<Pump>> = OnceLock::new();
-        static STARTED: OnceLock<bool> = OnceLock::new();
+        let pump = Self::started()?;
+        if lock(&pump.pipes).len() >= MOST_PIPES {
+            return Err(io::Error::other("too many pipes alive"));
+        }
+        Ok(pump)
+    }
+
+    /// The pump, started on first use, if this process has one.
+    fn started() -> io::Result<&'static Self> {
         let pump = PUMP
             .get_or_init(|| {
                 Some(Self {
@@ -346,9 +396,6 @@ impl Pump {
         }
         if pump.forks != sys::fork_count() {
             return Err(io::Error::other("a forked child has no pipe reader"));
-        }
-        if lock(&pump.pipes).len() >= MOST_PIPES {
-            return Err(io::Error::other("too many pipes alive"));
         }
         Ok(pump)
     }

@@ -23,7 +23,8 @@ fn end_protection(cell: &mut Cell) -> Result<(), CaptureError> {
     if cell.protect.is_none() {
         return Ok(());
     }
-    sys::flush_c_stdio();
+    // (C stdio was flushed before the lock: a flush into a full pipe outlet would wait for
+    // the watcher, which needs the lock to empty it.)
     let unparked = cell.unpark();
     let Some(Saved { input, output }) = cell.protect.take() else {
         return unparked;
@@ -143,6 +144,7 @@ impl ProtectedStdio {
     ///
     /// [`CaptureError::Descriptor`] if a descriptor cannot be restored (both are attempted).
     pub fn restore(self) -> Result<(), CaptureError> {
+        sys::flush_c_stdio();
         end_protection(&mut super::cell())
     }
 }
@@ -150,6 +152,7 @@ impl ProtectedStdio {
 impl Drop for ProtectedStdio {
     fn drop(&mut self) {
         // Errors cannot be reported from Drop; both descriptors are attempted regardless.
+        sys::flush_c_stdio();
         let _ = end_protection(&mut super::cell());
     }
 }

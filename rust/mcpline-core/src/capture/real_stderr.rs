@@ -20,6 +20,12 @@ impl<'a> LateLog<'a> {
     pub(super) const fn new(home: Option<&'a Arc<sys::SavedFd>>) -> Self {
         Self { home, err: None }
     }
+
+    /// A writer of its own on the same real stderr, for what arrives later (`None`: fd 2 is
+    /// closed, or cannot be copied).
+    pub(super) fn real_stderr(&self) -> Option<RealStderr> {
+        RealStderr::of(self.home).ok().flatten()
+    }
 }
 
 impl Write for LateLog<'_> {

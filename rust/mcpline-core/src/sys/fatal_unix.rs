@@ -141,6 +141,9 @@ fn write_number(fd: c_int, mut n: u32) {
     write_all(fd, &digits[at..]);
 }
 
+/// How many reads of [`copy_labelled`]'s buffer take what the largest pipe holds, and a little.
+const PIPE_READS: usize = (1024 * 1024 + 64 * 1024) / 1024;
+
 /// Copies the capture file read through `capture` to `err`, each line labelled.
 /// Then what is still in the pipe the call writes through, if any (read without waiting).
 fn copy_labelled(capture: c_int, err: c_int) {
@@ -167,8 +170,9 @@ fn copy_labelled(capture: c_int, err: c_int) {
     } else {
         -1
     };
-    // At most 64 reads: a child that keeps writing cannot hold the dying process here.
-    for _ in 0..(if pipe >= 0 { 64 } else { 0 }) {
+    // At most what a full pipe outlet holds (1 MiB) and a little more: a child that keeps
+    // writing cannot hold the dying process here.
+    for _ in 0..(if pipe >= 0 { PIPE_READS } else { 0 }) {
         // SAFETY: `buf` is a live local `read` writes at most `buf.len()` bytes into; the
         // pipe's reading end is non-blocking, so an empty pipe answers at once.
         let read = unsafe { libc::read(pipe, buf.as_mut_ptr().cast(), buf.len()) };

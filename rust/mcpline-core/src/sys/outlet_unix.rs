@@ -120,7 +120,68 @@ pub(crate) fn reopens() -> bool {
 /// `/proc` is not mounted, or the kernel (before 3.15) has no such locks.
 #[cfg(target_os = "linux")]
 pub(crate) fn outlet(file: &File) -> io::Result<File> {
-    let flags = libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC;
+    reopen(
+        file,
+        libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC,
+        true,
+    )
+}
+
+/// How much a pipe outlet holds ([`outlet_pipe`]), where the system allows it: the most an
+/// unprivileged process may ask for by default.
+#[cfg(target_os = "linux")]
+const PIPE_HOLDS: libc::c_int = 1024 * 1024;
+
+/// A pipe for fds 1 and 2 to write through (the pipe outlet of `capture::outlet`): its reading
+/// end (non-blocking, close-on-exec, numbered 3 or above), holding 1 MiB where the system
+/// allows it, and its writing outlet ([`pipe_outlet`]). Answers what the pipe holds too.
+///
+/// # Errors
+///
+/// No descriptors left, or `/proc` is not mounted.
+#[cfg(target_os = "linux")]
+pub(crate) fn outlet_pipe() -> io::Result<(File, File, usize)> {
+    let (read, write) = super::output_pipe()?;
+    let read = off_standard_fds(read)?;
+    // SAFETY: F_SETPIPE_SZ and F_GETPIPE_SZ read only the descriptor number and an integer.
+    let holds = unsafe {
+        if libc::fcntl(read.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_HOLDS) < 0 {
+            libc::fcntl(read.as_raw_fd(), libc::F_GETPIPE_SZ)
+        } else {
+            PIPE_HOLDS
+        }
+    };
+    let outlet = pipe_outlet(&read)?;
+    drop(write); // the outlet is the pipe's writer now
+    Ok((read, outlet, usize::try_from(holds).unwrap_or(64 * 1024)))
+}
+
+/// A new writing open of the pipe whose reading end is `read`, made through `/proc/self/fd`
+/// (close-on-exec, numbered 3 or above): the pipe's outlet for its next capture. (Opening a
+/// pipe anew reaches the same pipe; a truncating open of it, `> /dev/stderr`, empties
+/// nothing.) It needs no lock: the end of the pipe's input tells when no writer is left.
+///
+/// # Errors
+///
+/// `/proc` is not mounted, or no descriptors are left.
+#[cfg(target_os = "linux")]
+pub(crate) fn pipe_outlet(read: &File) -> io::Result<File> {
+    reopen(read, libc::O_WRONLY | libc::O_CLOEXEC, false)
+}
+
+/// Gives a pipe back the room a pipe has by default (64 KiB), where what it holds fits: a
+/// pipe outlet that goes on being followed after its call (what 1 MiB pipes a user may have
+/// is limited, for all of that user's processes).
+#[cfg(target_os = "linux")]
+pub(crate) fn shrink_pipe(read: &File) {
+    // SAFETY: F_SETPIPE_SZ reads only the descriptor number and an integer.
+    let _ = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETPIPE_SZ, 64 * 1024) };
+}
+
+/// `file` opened anew through `/proc/self/fd` with `flags`, numbered 3 or above, carrying an
+/// OFD lock on its first byte when `lock`.
+#[cfg(target_os = "linux")]
+fn reopen(file: &File, flags: libc::c_int, lock: bool) -> io::Result<File> {
     let opened = if let Some(dir) = proc_fds() {
         let name = std::ffi::CString::new(file.as_raw_fd().to_string())
             .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
@@ -135,15 +196,18 @@ pub(crate) fn outlet(file: &File) -> io::Result<File> {
         File::from(unsafe { OwnedFd::from_raw_fd(fd) })
     } else {
         File::options()
-            .append(true)
-            .custom_flags(libc::O_CLOEXEC)
+            .write(true)
+            .custom_flags(flags & !libc::O_WRONLY)
             .open(format!("/proc/self/fd/{}", file.as_raw_fd()))?
     };
     let opened = off_standard_fds(opened)?;
-    let lock = outlet_range(libc::F_WRLCK);
+    if !lock {
+        return Ok(opened);
+    }
+    let range = outlet_range(libc::F_WRLCK);
     // SAFETY: F_OFD_SETLK reads one live, initialised `flock` and sets a lock on the open file
     // description `opened` keeps open.
-    if unsafe { libc::fcntl(opened.as_raw_fd(), libc::F_OFD_SETLK, &raw const lock) } < 0 {
+    if unsafe { libc::fcntl(opened.as_raw_fd(), libc::F_OFD_SETLK, &raw const range) } < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(opened)

@@ -14,6 +14,8 @@ mod c_stdio;
 mod child_process;
 mod nesting;
 mod panic_restore;
+#[cfg(target_os = "linux")]
+mod pipe_outlet;
 mod rust_writes;
 mod shared;
 #[cfg(unix)]

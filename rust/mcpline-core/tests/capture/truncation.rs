@@ -1,7 +1,8 @@
-//! A truncating open of the capture file (`> /dev/stderr` in a shell, `open("/dev/stderr", "w")`)
-//! empties it: what the call wrote before is gone, what follows is the call's, whole. Calls after
-//! it get only their own bytes again, whether the file is parked, reused or emptied for them, and
-//! a result still being read never loses bytes to the next call.
+//! A truncating open of fd 1 or 2 during a capture (`> /dev/stderr` in a shell, C's
+//! `fopen("/dev/stderr", "w")`, neither reported to the cell) loses nothing: on Linux fds 1 and 2
+//! write through a pipe, which such an open reaches without emptying anything. Calls after it
+//! get only their own bytes, whether the file is parked, reused or emptied for them, and a
+//! result still being read never loses bytes to the next call.
 
 use std::io::Write as _;
 
@@ -25,8 +26,9 @@ fn call(text: &str) -> Vec<u8> {
 }
 
 #[test]
-fn calls_after_a_truncating_open_get_only_their_own_bytes() {
-    const TEST: &str = "truncation::calls_after_a_truncating_open_get_only_their_own_bytes";
+fn a_truncating_open_loses_nothing_and_later_calls_get_only_their_own_bytes() {
+    const TEST: &str =
+        "truncation::a_truncating_open_loses_nothing_and_later_calls_get_only_their_own_bytes";
     if is_child(TEST) {
         for protected in [false, true] {
             let protection = protected.then(|| ProtectedStdio::install().expect("install"));
@@ -36,7 +38,10 @@ fn calls_after_a_truncating_open_get_only_their_own_bytes() {
             truncate_and_write("TRUNCATED\n");
             out("TWO-AFTER\n");
             let two = capture.finish().expect("finish").read_all().expect("read");
-            assert_eq!(two, b"TRUNCATED\nTWO-AFTER\n");
+            assert_eq!(
+                two, b"TWO-BEFORE\nTRUNCATED\nTWO-AFTER\n",
+                "nothing emptied"
+            );
             for text in ["THREE\n", "FOUR\n", "FIVE\n"] {
                 assert_eq!(call(text), text.as_bytes(), "protected: {protected}");
             }
