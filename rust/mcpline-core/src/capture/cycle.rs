@@ -189,17 +189,16 @@ impl Capture {
             return Ok(captured.after(drained));
         }
         let ending = Ending::of(&cell.streams);
-        let (parks, late, whole, known) = match &cell.streams {
-            Streams::Capturing { outlet, home, .. } => {
+        let (parks, whole, known) = match &cell.streams {
+            Streams::Capturing { outlet, .. } => {
                 outlet.settle(&file);
                 (
                     cell.protect.is_some() && ending.parks(),
-                    Some(RealStderr::on(&home.err)),
                     outlet.is_pipe(),
                     outlet.len(),
                 )
             }
-            _ => (false, None, false, None),
+            _ => (false, false, None),
         };
         if let Some(len) = parks.then(|| still_on(&file, cell.newest, known)).flatten() {
             let Streams::Capturing {
@@ -232,6 +231,7 @@ impl Capture {
             } => ((*start, *drained), Arc::clone(label)),
             _ => ((BASE, BASE), Arc::from("")),
         };
+        let late = home_err(&cell.streams).map(RealStderr::on);
         let outlet = cell.end_capture()?;
         let (spawned, exact, outlet) = ending.after(outlet, &file, late);
         let len = file_len(&file).map_err(|source| CaptureError::CaptureFile { source })?;

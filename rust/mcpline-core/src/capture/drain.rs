@@ -109,9 +109,9 @@ pub(super) fn watch() {
 /// and every [`PIPE_TICK`] from then on. (While calls keep coming it is awake already: one
 /// atomic load.)
 pub(super) fn capture_began() {
-    // A fence on both sides: the watcher sees this capture begun, or this sees it dozing.
-    std::sync::atomic::fence(Ordering::SeqCst);
-    if DOZING.load(Ordering::SeqCst) && DOZING.swap(false, Ordering::SeqCst) {
+    // No fence here, on every call: a capture that begins just as the watcher goes to doze
+    // (it looks once more after saying so) may wait for its next tick, 100 ms at most.
+    if DOZING.load(Ordering::Relaxed) && DOZING.swap(false, Ordering::SeqCst) {
         if let Some(watcher) = WATCHER.get() {
             watcher.unpark();
         }
