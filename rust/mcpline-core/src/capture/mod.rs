@@ -529,6 +529,15 @@ fn file_len(mut file: &File) -> io::Result<u64> {
     file.seek(SeekFrom::End(0))
 }
 
+/// Appends `bytes` to a capture file for one call's own write (see `write_attributed`): the
+/// file's size before and after, and the count written.
+#[cfg(unix)]
+fn append_measured(mut file: &File, bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
+    let before = file_len(file)?;
+    let written = file.write(bytes)?;
+    Ok((before, file_len(file)?, written))
+}
+
 /// Whether fds 1 and 2 both still reach `file`: a tool may have pointed them at its own log
 /// (`os.dup2`) or closed them, and parking must not leave them there for the next call.
 /// Answers the file's size when they do.

@@ -290,14 +290,11 @@ impl Outlet {
                 return None;
             }
             pipe.settle(file);
-            let written = (|| {
-                use std::io::Write as _;
-                let before = super::file_len(file)?;
-                let written = (&*file).write(bytes)?;
+            let measured = super::append_measured(file, bytes);
+            if let Ok((_, _, written)) = measured {
                 pipe.count(written);
-                Ok((before, super::file_len(file)?, written))
-            })();
-            return Some(written);
+            }
+            return Some(measured);
         }
         let _ = (file, fd, bytes);
         None

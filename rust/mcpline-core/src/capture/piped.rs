@@ -204,9 +204,7 @@ impl Piped {
     fn write_own_now(&self, file: &File, bytes: &[u8]) -> io::Result<(u64, u64, usize)> {
         let mut flow = lock(&self.pipe.flow);
         self.pipe.pump(&mut flow, SETTLE_MOST);
-        let before = super::file_len(file)?;
-        let written = (&*file).write(bytes)?;
-        Ok((before, super::file_len(file)?, written))
+        super::append_measured(file, bytes)
     }
 
     /// The capture ended and fds 1 and 2 are home: moves what is left into the file, then
