@@ -8,7 +8,8 @@ a pipe already, and the report only tells the cell to ask who holds it when the 
 counts ``fork`` itself; ``vfork`` and ``posix_spawn`` (which ``subprocess`` uses) run no fork
 handlers, so an audit hook reports the interpreter's ways of starting a process. The same hook
 reports Python code opening ``/dev/stdout`` or ``/dev/stderr`` with truncation
-(``open("/dev/stderr", "w")``), which would empty the capture file as well.
+(``open("/dev/stderr", "w")``), which on Linux opens the file anew and would empty it as well
+where fds 1 and 2 write into it directly (on macOS such an open duplicates fd 2 instead).
 """
 
 from __future__ import annotations

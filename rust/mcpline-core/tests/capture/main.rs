@@ -35,7 +35,7 @@ mod std_handles;
 // Reading a finished capture.
 mod copy_labelled;
 mod tail_text;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod truncation;
 
 // Descriptors and cost.

@@ -1,21 +1,30 @@
 //! A truncating open of fd 1 or 2 during a capture (`> /dev/stderr` in a shell, C's
 //! `fopen("/dev/stderr", "w")`, neither reported to the cell) loses nothing: on Linux fds 1 and 2
-//! write through a pipe, which such an open reaches without emptying anything. Calls after it
-//! get only their own bytes, whether the file is parked, reused or emptied for them, and a
-//! result still being read never loses bytes to the next call.
+//! write through a pipe, which such an open reaches without emptying anything; on macOS the
+//! system makes such an open a duplicate of fd 2, truncation ignored. Calls after it get only
+//! their own bytes, whether the file is parked, reused or emptied for them, and a result still
+//! being read never loses bytes to the next call.
 
 use std::io::Write as _;
 
 use crate::support::{err, is_child, out, run_passing_child};
-use mcpline_core::{Capture, ProtectedStdio, set_capture_cap, settle};
+#[cfg(target_os = "linux")]
+use mcpline_core::set_capture_cap;
+use mcpline_core::{Capture, ProtectedStdio, settle};
+
+/// Fd 2's path, which opens it anew (Linux) or duplicates it (macOS).
+#[cfg(target_os = "linux")]
+const FD_2: &str = "/proc/self/fd/2";
+#[cfg(not(target_os = "linux"))]
+const FD_2: &str = "/dev/fd/2";
 
 /// Opens the capture file again through fd 2's path, truncating it, and writes `text`.
 fn truncate_and_write(text: &str) {
     let mut again = std::fs::OpenOptions::new()
         .write(true)
         .truncate(true)
-        .open("/proc/self/fd/2")
-        .expect("open /proc/self/fd/2 for writing");
+        .open(FD_2)
+        .expect("open fd 2's path for writing");
     again.write_all(text.as_bytes()).expect("write");
 }
 
@@ -80,6 +89,7 @@ fn a_file_refilled_past_the_refill_size_is_emptied_to_a_clean_start() {
     assert!(stderr.contains("TRUNCATION-DONE"), "{stderr}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_result_still_read_keeps_its_bytes_when_the_next_capture_passes_the_cap() {
     const TEST: &str =
