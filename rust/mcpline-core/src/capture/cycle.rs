@@ -119,9 +119,9 @@ impl Capture {
     /// Normally fds 1 and 2 are pointed back home. While stdio is protected (a server owns the
     /// standard descriptors) a capture that started no process instead leaves them parked on
     /// its file, which the next [`Capture::begin`] takes over without any `dup2`: a server
-    /// running calls back to back pays two `fcntl` and two `read`s of its pipe outlet per call
-    /// on Linux (two `fstat` and one `lseek` elsewhere). Only while fds 1 and 2 still reach the capture file:
-    /// if the tool moved or closed them, they are restored as usual.
+    /// running calls back to back pays two `fcntl` and two `epoll_wait`s on its pipe outlet
+    /// per call on Linux (two `fstat` and one `lseek` elsewhere). Only while fds 1 and 2 still
+    /// reach the capture file: if the tool moved or closed them, they are restored as usual.
     /// [`settle`] ends the parking (the server calls it when it waits for work); whatever
     /// reached the parked file meanwhile goes to the real stderr.
     ///

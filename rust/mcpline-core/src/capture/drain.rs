@@ -16,7 +16,7 @@
 //! begins while the watcher dozes (a second without calls) wakes it ([`capture_began`]).
 //!
 //! Quiet and small calls never meet the watcher: it only reads the file's size (one `lseek`)
-//! and looks into the pipe (one `read`) on its ticks, from its own thread.
+//! and looks into the pipe (one `epoll_wait`) on its ticks, from its own thread.
 
 use std::io::{BufWriter, Write as _};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

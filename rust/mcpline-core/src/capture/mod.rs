@@ -53,8 +53,8 @@
 //! see `late`): fds 1 and 2 stay on its file and the next `begin` takes it over without any
 //! `dup2`, the new call's bytes starting where the last call's ended (the file is emptied, with
 //! one `ftruncate`, only once it holds more than 64 KiB and nothing reads its bytes any more).
-//! Calls run back to back thus cost two `fcntl` and two `read`s of the pipe outlet each on
-//! Linux (where fds 1 and 2 write through a file, two `fcntl` and two `lseek`, plus one `pread`
+//! Calls run back to back thus cost two `fcntl` and two `epoll_wait`s on the pipe outlet each
+//! on Linux (where fds 1 and 2 write through a file, two `fcntl` and two `lseek`, plus one `pread`
 //! of the file's first byte when the call printed, see below; elsewhere two `fstat` and one
 //! `lseek`). When the call ends, the cell checks that fds 1 and 2 still reach the capture
 //! (on Linux a mark on the open file description they write through, read back with

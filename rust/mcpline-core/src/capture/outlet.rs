@@ -106,6 +106,8 @@ struct Pipe {
     appended: std::sync::atomic::AtomicU64,
     /// The file's size, and `appended`, when the capture began.
     at_begin: (u64, u64),
+    /// Looks into the pipe without reading it (`None`: every look reads).
+    look: Option<sys::PipeLook>,
 }
 
 impl Outlet {
@@ -191,10 +193,12 @@ impl Outlet {
         }
         let (read, own, holds) = sys::outlet_pipe().ok()?;
         sys::mark(&own).ok()?;
+        let look = sys::PipeLook::new(&read).ok();
         Some(Self {
             own: Some(own),
             spares: Vec::new(),
             pipe: Some(Pipe {
+                look,
                 read,
                 holds,
                 forks: sys::fork_count(),
@@ -453,9 +457,14 @@ impl Pipe {
         if self.forks != sys::fork_count() || sys::dying() {
             return (0, false);
         }
+        // Empty, with a writer left: nothing to move, and its input goes on.
+        if self.look.as_ref().is_some_and(|look| !look.has_news()) {
+            return (0, false);
+        }
         // At most what the pipe held when this began, not what a busy child keeps adding.
         // `read_to_end` looks with a small probe first: an empty pipe costs one `read` and no
-        // buffer; what it read stays in `bytes` when the pipe runs dry (`WouldBlock`).
+        // buffer (where it could not be watched); what it read stays in `bytes` when the pipe
+        // runs dry (`WouldBlock`).
         let most = (self.holds as u64).saturating_add(CHUNK);
         let mut bytes = Vec::new();
         let mut moved = 0;

@@ -169,6 +169,63 @@ pub(crate) fn pipe_outlet(read: &File) -> io::Result<File> {
     reopen(read, libc::O_WRONLY | libc::O_CLOEXEC, false)
 }
 
+/// Tells whether a pipe holds anything or has lost its last writer, without the pipe's lock a
+/// `read` takes: an `epoll` instance watching the pipe's reading end, asked without waiting. An
+/// empty pipe then costs one `epoll_wait` (about what an `lseek` costs) instead of a `read`
+/// (half as much again), twice per quiet call.
+#[cfg(target_os = "linux")]
+#[derive(Debug)]
+pub(crate) struct PipeLook(File);
+
+#[cfg(target_os = "linux")]
+impl PipeLook {
+    /// Watches the pipe whose reading end is `read`.
+    ///
+    /// # Errors
+    ///
+    /// No descriptors are left, or the system refused to watch the pipe.
+    pub(crate) fn new(read: &File) -> io::Result<Self> {
+        // SAFETY: epoll_create1 reads only its flags; the new descriptor (or -1) is owned by
+        // nothing else.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created by epoll_create1 and nothing else owns it.
+        let epoll = off_standard_fds(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))?;
+        // Level-triggered: asked again, it answers for the pipe as it is then. The end of its
+        // input (`EPOLLHUP`) is always reported.
+        let mut watch = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: 0,
+        };
+        // SAFETY: EPOLL_CTL_ADD reads one live, initialised `epoll_event`; both descriptors
+        // are kept open by their owners.
+        let added = unsafe {
+            libc::epoll_ctl(
+                epoll.as_raw_fd(),
+                libc::EPOLL_CTL_ADD,
+                read.as_raw_fd(),
+                &raw mut watch,
+            )
+        };
+        if added < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self(epoll))
+    }
+
+    /// Whether the pipe holds bytes, or its input has ended (also when the system cannot
+    /// tell: the caller then reads, as it would without this).
+    pub(crate) fn has_news(&self) -> bool {
+        let mut seen = libc::epoll_event { events: 0, u64: 0 };
+        // SAFETY: epoll_wait writes at most one event into `seen`, which lives across the
+        // call; a timeout of 0 never blocks.
+        let ready = unsafe { libc::epoll_wait(self.0.as_raw_fd(), &raw mut seen, 1, 0) };
+        ready != 0
+    }
+}
+
 /// Gives a pipe back the room a pipe has by default (64 KiB), where what it holds fits: a
 /// pipe outlet that goes on being followed after its call (what 1 MiB pipes a user may have
 /// is limited, for all of that user's processes).
@@ -295,4 +352,26 @@ pub(crate) fn lock_outlet(file: &File) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::io::{Read as _, Write as _};
+
+    use super::{PipeLook, outlet_pipe};
+
+    #[test]
+    fn a_look_into_a_pipe_sees_bytes_and_the_end_of_its_input_and_nothing_else() {
+        let (mut read, mut writer, _) = outlet_pipe().expect("a pipe outlet");
+        let look = PipeLook::new(&read).expect("watch the pipe");
+        assert!(!look.has_news(), "empty, with a writer");
+        writer.write_all(b"x").expect("write");
+        assert!(look.has_news(), "holds a byte");
+        assert!(look.has_news(), "asked again, it still holds it");
+        let mut byte = [0; 1];
+        read.read_exact(&mut byte).expect("read");
+        assert!(!look.has_news(), "emptied");
+        drop(writer);
+        assert!(look.has_news(), "no writer left");
+    }
 }
