@@ -440,19 +440,21 @@ impl Outlet {
 impl Pipe {
     /// See [`Outlet::settle`].
     fn settle(&self, file: &File) -> u64 {
-        self.settle_up(file).0
+        self.settle_up(file, false).0
     }
 
     /// Settles, and answers whether the pipe's input has ended (no writer is left).
     fn settle_to_end(&self, file: &File) -> bool {
-        self.settle_up(file).1
+        self.settle_up(file, true).1
     }
 
-    fn settle_up(&self, file: &File) -> (u64, bool) {
-        use std::io::{Read as _, Write as _};
+    fn settle_up(&self, file: &File, to_end: bool) -> (u64, bool) {
+        use std::io::Read as _;
 
         /// How much is read at a time.
         const CHUNK: u64 = 64 * 1024;
+        /// What a first look reads onto the stack: a call's few lines, in one `read`.
+        const FIRST: usize = 4 * 1024;
 
         if self.forks != sys::fork_count() || sys::dying() {
             return (0, false);
@@ -461,31 +463,48 @@ impl Pipe {
         if self.look.as_ref().is_some_and(|look| !look.has_news()) {
             return (0, false);
         }
+        // A pipe's `read` hands over everything it holds, up to the count asked for: a first
+        // read short of `FIRST` has emptied it.
+        let mut first = [0; FIRST];
+        let mut moved = match (&self.read).read(&mut first) {
+            Ok(0) => return (0, true), // the end of input, every writer gone
+            Ok(read) => {
+                self.append(file, &first[..read]);
+                if read < FIRST && !to_end {
+                    return (read as u64, false);
+                }
+                read as u64
+            }
+            // Dry (`WouldBlock`), or unreadable: nothing to move.
+            Err(_) => return (0, false),
+        };
         // At most what the pipe held when this began, not what a busy child keeps adding.
-        // `read_to_end` looks with a small probe first: an empty pipe costs one `read` and no
-        // buffer (where it could not be watched); what it read stays in `bytes` when the pipe
-        // runs dry (`WouldBlock`).
+        // `read_to_end` looks with a small probe first; what it read stays in `bytes` when
+        // the pipe runs dry (`WouldBlock`).
         let most = (self.holds as u64).saturating_add(CHUNK);
         let mut bytes = Vec::new();
-        let mut moved = 0;
         let mut ended = false;
         while moved < most {
             bytes.clear();
             let read = (&self.read).take(CHUNK).read_to_end(&mut bytes);
             // `Ok` short of the chunk: the end of input, every writer gone.
             ended = read.is_ok() && (bytes.len() as u64) < CHUNK;
-            if !bytes.is_empty() {
-                // Appends (the file is opened so); a failed write loses these bytes only.
-                if (&*file).write_all(&bytes).is_ok() {
-                    self.count(bytes.len());
-                }
-                moved += bytes.len() as u64;
-            }
+            self.append(file, &bytes);
+            moved += bytes.len() as u64;
             if (bytes.len() as u64) < CHUNK {
                 break; // the pipe ran dry, or ended
             }
         }
         (moved, ended)
+    }
+
+    /// Appends bytes the pipe held to the capture file (opened to append); a failed write
+    /// loses these bytes only.
+    fn append(&self, file: &File, bytes: &[u8]) {
+        use std::io::Write as _;
+        if !bytes.is_empty() && (&*file).write_all(bytes).is_ok() {
+            self.count(bytes.len());
+        }
     }
 
     fn appended(&self) -> u64 {
