@@ -92,6 +92,9 @@ pub(super) struct Outlet {
 #[cfg(target_os = "linux")]
 #[derive(Debug)]
 struct Pipe {
+    /// Looks into the pipe without reading it (`None`: every look reads). Declared before
+    /// `read`, so that its watch ends while the reading end is still open.
+    look: Option<sys::PipeLook>,
     /// The reading end (non-blocking).
     read: File,
     /// How much the pipe holds.
@@ -106,8 +109,6 @@ struct Pipe {
     appended: std::sync::atomic::AtomicU64,
     /// The file's size, and `appended`, when the capture began.
     at_begin: (u64, u64),
-    /// Looks into the pipe without reading it (`None`: every look reads).
-    look: Option<sys::PipeLook>,
 }
 
 impl Outlet {
@@ -401,7 +402,7 @@ impl Outlet {
         again: bool,
     ) -> (bool, bool, Option<Self>) {
         let Self { own, pipe, .. } = self;
-        let Some(pipe) = pipe else {
+        let Some(mut pipe) = pipe else {
             return (true, false, None);
         };
         drop(own);
@@ -427,6 +428,7 @@ impl Outlet {
         // usually has (what 1 MiB pipes a user may have is limited). Without a real stderr
         // to pass it on to, the pipe closes: its writers get EPIPE.
         if let Some(err) = late {
+            drop(pipe.look.take()); // its watch ends while this process holds the reading end
             sys::shrink_pipe(&pipe.read);
             let names: Vec<&str> = pipe.labels.iter().map(|label| &**label).collect();
             let label = format!("[{}, late] ", names.join(" + "));

@@ -170,12 +170,39 @@ pub(crate) fn pipe_outlet(read: &File) -> io::Result<File> {
 }
 
 /// Tells whether a pipe holds anything or has lost its last writer, without the pipe's lock a
-/// `read` takes: an `epoll` instance watching the pipe's reading end, asked without waiting. An
-/// empty pipe then costs one `epoll_wait` (about what an `lseek` costs) instead of a `read`
-/// (half as much again), twice per quiet call.
+/// `read` takes: the pipe's reading end watched by the process's one `epoll` instance for pipe
+/// outlets, asked without waiting. An empty pipe then costs one `epoll_wait` (about what an
+/// `lseek` costs) instead of a `read` (half as much again), twice per quiet call. The watch
+/// ends when this is dropped, which must happen while the reading end is still open.
 #[cfg(target_os = "linux")]
 #[derive(Debug)]
-pub(crate) struct PipeLook(File);
+pub(crate) struct PipeLook {
+    epoll: RawFd,
+    read: RawFd,
+    /// [`fork_count`] when it was made: a forked child shares the instance, and its drop must
+    /// not end the parent's watch.
+    forks: u64,
+}
+
+/// The `epoll` instance watching every pipe outlet's reading end (made once, kept for the
+/// process's lifetime; a forked child shares it, and never looks: its pipes are its parent's).
+#[cfg(target_os = "linux")]
+fn pipe_watcher() -> io::Result<RawFd> {
+    static WATCHER: std::sync::OnceLock<Option<File>> = std::sync::OnceLock::new();
+    let made = WATCHER.get_or_init(|| {
+        // SAFETY: epoll_create1 reads only its flags; the new descriptor (or -1) is owned by
+        // nothing else.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: `fd` was just created by epoll_create1 and nothing else owns it.
+        off_standard_fds(File::from(unsafe { OwnedFd::from_raw_fd(fd) })).ok()
+    });
+    made.as_ref()
+        .map(AsRawFd::as_raw_fd)
+        .ok_or_else(|| io::Error::other("no epoll instance for pipe outlets"))
+}
 
 #[cfg(target_os = "linux")]
 impl PipeLook {
@@ -185,44 +212,62 @@ impl PipeLook {
     ///
     /// No descriptors are left, or the system refused to watch the pipe.
     pub(crate) fn new(read: &File) -> io::Result<Self> {
-        // SAFETY: epoll_create1 reads only its flags; the new descriptor (or -1) is owned by
-        // nothing else.
-        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `fd` was just created by epoll_create1 and nothing else owns it.
-        let epoll = off_standard_fds(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))?;
+        let epoll = pipe_watcher()?;
         // Level-triggered: asked again, it answers for the pipe as it is then. The end of its
-        // input (`EPOLLHUP`) is always reported.
+        // input (`EPOLLHUP`) is always reported. The descriptor number tells the pipes apart.
         let mut watch = libc::epoll_event {
             events: libc::EPOLLIN as u32,
-            u64: 0,
+            u64: u64::try_from(read.as_raw_fd()).unwrap_or(u64::MAX),
         };
-        // SAFETY: EPOLL_CTL_ADD reads one live, initialised `epoll_event`; both descriptors
-        // are kept open by their owners.
+        // SAFETY: EPOLL_CTL_ADD reads one live, initialised `epoll_event`; the epoll instance
+        // lives as long as the process, and `read` is kept open by its owner.
         let added = unsafe {
-            libc::epoll_ctl(
-                epoll.as_raw_fd(),
-                libc::EPOLL_CTL_ADD,
-                read.as_raw_fd(),
-                &raw mut watch,
-            )
+            libc::epoll_ctl(epoll, libc::EPOLL_CTL_ADD, read.as_raw_fd(), &raw mut watch)
         };
         if added < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Self(epoll))
+        Ok(Self {
+            epoll,
+            read: read.as_raw_fd(),
+            forks: fork_count(),
+        })
     }
 
     /// Whether the pipe holds bytes, or its input has ended (also when the system cannot
     /// tell: the caller then reads, as it would without this).
     pub(crate) fn has_news(&self) -> bool {
-        let mut seen = libc::epoll_event { events: 0, u64: 0 };
-        // SAFETY: epoll_wait writes at most one event into `seen`, which lives across the
+        /// How many ready pipes one look lists; more, and this one is taken as ready.
+        const LISTED: usize = 8;
+        let mut seen = [libc::epoll_event { events: 0, u64: 0 }; LISTED];
+        // SAFETY: epoll_wait writes at most LISTED events into `seen`, which lives across the
         // call; a timeout of 0 never blocks.
-        let ready = unsafe { libc::epoll_wait(self.0.as_raw_fd(), &raw mut seen, 1, 0) };
-        ready != 0
+        let ready =
+            unsafe { libc::epoll_wait(self.epoll, seen.as_mut_ptr(), LISTED as libc::c_int, 0) };
+        let Ok(ready) = usize::try_from(ready) else {
+            return true; // refused (interrupted): read
+        };
+        let key = u64::try_from(self.read).unwrap_or(u64::MAX);
+        ready == LISTED || seen[..ready].iter().any(|event| event.u64 == key)
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for PipeLook {
+    fn drop(&mut self) {
+        if self.forks != fork_count() {
+            return;
+        }
+        // SAFETY: EPOLL_CTL_DEL reads only the two descriptor numbers (the event argument may
+        // be null since Linux 2.6.9); the reading end is still open (see the type's docs).
+        unsafe {
+            libc::epoll_ctl(
+                self.epoll,
+                libc::EPOLL_CTL_DEL,
+                self.read,
+                std::ptr::null_mut(),
+            );
+        }
     }
 }
 
@@ -373,5 +418,25 @@ mod tests {
         assert!(!look.has_news(), "emptied");
         drop(writer);
         assert!(look.has_news(), "no writer left");
+    }
+
+    #[test]
+    fn a_forked_child_dropping_its_copy_of_a_look_leaves_the_parents_watch() {
+        let (read, mut writer, _) = outlet_pipe().expect("a pipe outlet");
+        let look = PipeLook::new(&read).expect("watch the pipe");
+        // SAFETY: the child only drops its copy of `look` (a load and at most one epoll_ctl)
+        // and ends with _exit, touching nothing another thread may have held at the fork.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork");
+        if child == 0 {
+            drop(look);
+            // SAFETY: _exit ends the child at once.
+            unsafe { libc::_exit(0) };
+        }
+        let mut status = 0;
+        // SAFETY: waitpid writes one integer into `status`, which lives across the call.
+        assert_eq!(unsafe { libc::waitpid(child, &raw mut status, 0) }, child);
+        writer.write_all(b"x").expect("write");
+        assert!(look.has_news(), "the parent's pipe is still watched");
     }
 }
